@@ -1,0 +1,34 @@
+/* frame_text.c — frame formatting shared by the writers. */
+#include "frame_text.h"
+
+void append_sanitized(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		char c = *s;
+		if (c == ';')
+			c = ':';
+		else if ((unsigned char)c < 0x20 || c == 0x7f)
+			c = ' ';
+		sb_addc(out, c);
+	}
+}
+
+void frame_text(const struct intern *strings, const struct frame *f, bool annotate,
+		struct strbuf *out)
+{
+	append_sanitized(out, intern_get(strings, f->name));
+	if (f->kind == FK_JS || f->kind == FK_JS_INLINED) {
+		const char *file = f->file ? intern_get(strings, f->file) : "";
+		if (*file) {
+			sb_add(out, " (");
+			append_sanitized(out, file);
+			if (f->line > 0)
+				sb_printf(out, ":%d", f->line);
+			sb_addc(out, ')');
+		}
+		if (annotate)
+			sb_add(out, f->kind == FK_JS ? "_[j]" : "_[i]");
+	} else if (f->kind == FK_KERNEL && annotate) {
+		sb_add(out, "_[k]");
+	}
+}

@@ -1,0 +1,19 @@
+/* frame_text.h — how a frame is written: `NAME (FILE:LINE)` for JavaScript (with `_[j]`/`_[i]` in
+ * folded output), the bare name for native code and builtins; names are made safe for one-line
+ * formats (no `;`, newline or tab). */
+#ifndef V8WALK_FRAME_TEXT_H
+#define V8WALK_FRAME_TEXT_H
+
+#include <stdbool.h>
+
+#include "../util/intern.h"
+#include "../util/strbuf.h"
+#include "../walker/frame.h"
+
+/* Append a frame's text. `annotate` adds the folded-format suffixes (_[j], _[i], _[k]). */
+void frame_text(const struct intern *strings, const struct frame *f, bool annotate,
+		struct strbuf *out);
+/* Append s with ';' → ':' and control characters → ' ' (folded-stack safety). */
+void append_sanitized(struct strbuf *out, const char *s);
+
+#endif

@@ -1,0 +1,170 @@
+/* options.c — option parsing and usage text. */
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version_string.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: v8walk --pid PID [--text | --raw] [options]\n"
+		"\n"
+		"Sample a running, unmodified Node.js process and print where its time goes:\n"
+		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
+		"\n"
+		"target:\n"
+		"  -p, --pid PID            the node process to sample\n"
+		"\n"
+		"output:\n"
+		"      --text               indented call tree (default)\n"
+		"      --raw                FlameGraph folded stacks (flamegraph.pl, speedscope)\n"
+		"  -o, --output FILE        write the profile to FILE instead of stdout\n"
+		"      --min-percent P      --text: fold subtrees below P%% of samples (default 0.5)\n"
+		"      --function           aggregate JS frames by function (definition line)\n"
+		"      --nolineno           no line numbers in JS frames\n"
+		"      --full-names         C++ names with parameter lists\n"
+		"\n"
+		"sampling:\n"
+		"  -r, --rate HZ            samples per second, jittered (default 99)\n"
+		"  -d, --duration SEC       stop after SEC seconds (default: until Ctrl-C)\n"
+		"      --idle               also sample threads that are not running (wall clock)\n"
+		"      --stack-kb N         stack bytes copied per sample, in KiB (default 64)\n"
+		"\n"
+		"diagnostics:\n"
+		"      --version-info       print what v8walk detects in the target and exit\n"
+		"      --force-v8-version X.Y[.Z]  use the layout fallbacks of another V8 version\n"
+		"  -q, --quiet              no summary on stderr\n"
+		"  -h, --help               this help\n"
+		"  -V, --version            v8walk's version\n");
+}
+
+static bool parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
+{
+	enum { O_TEXT = 256, O_RAW, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
+	       O_FORCE, O_STACKKB };
+	static const struct option longopts[] = {
+	    {"pid", required_argument, NULL, 'p'},
+	    {"text", no_argument, NULL, O_TEXT},
+	    {"raw", no_argument, NULL, O_RAW},
+	    {"output", required_argument, NULL, 'o'},
+	    {"rate", required_argument, NULL, 'r'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"idle", no_argument, NULL, O_IDLE},
+	    {"function", no_argument, NULL, O_FUNCTION},
+	    {"nolineno", no_argument, NULL, O_NOLINENO},
+	    {"full-names", no_argument, NULL, O_FULLNAMES},
+	    {"min-percent", required_argument, NULL, O_MINPCT},
+	    {"version-info", no_argument, NULL, O_VINFO},
+	    {"force-v8-version", required_argument, NULL, O_FORCE},
+	    {"stack-kb", required_argument, NULL, O_STACKKB},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof(*o));
+	o->rate_hz = 99;
+	o->min_percent = 0.5;
+	o->stack_kb = 64;
+	*exit_code = 2;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:o:r:d:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long v = strtol(optarg, &end, 0);
+			if (*end || v <= 0 || v > 0x7fffffff) {
+				fprintf(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
+				return false;
+			}
+			o->pid = (pid_t)v;
+			break;
+		}
+		case O_TEXT: o->format = OUT_TREE; break;
+		case O_RAW: o->format = OUT_FOLDED; break;
+		case 'o': o->output = optarg; break;
+		case 'r':
+			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
+				fprintf(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
+					optarg);
+				return false;
+			}
+			break;
+		case 'd':
+			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0) {
+				fprintf(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
+					optarg);
+				return false;
+			}
+			break;
+		case O_IDLE: o->idle = true; break;
+		case O_FUNCTION: o->function_lines = true; break;
+		case O_NOLINENO: o->no_lines = true; break;
+		case O_FULLNAMES: o->full_native_names = true; break;
+		case O_MINPCT:
+			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {
+				fprintf(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
+				return false;
+			}
+			break;
+		case O_VINFO: o->version_info = true; break;
+		case O_FORCE:
+			if (!v8_version_parse(optarg, &o->force_version)) {
+				fprintf(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
+					optarg);
+				return false;
+			}
+			o->have_force_version = true;
+			break;
+		case O_STACKKB: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 4 || v > 8192) {
+				fprintf(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
+				return false;
+			}
+			o->stack_kb = (unsigned)v;
+			break;
+		}
+		case 'q': o->quiet = true; break;
+		case 'h': usage(stdout); *exit_code = 0; return false;
+		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = 0; return false;
+		case ':':
+			fprintf(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
+			return false;
+		default:
+			fprintf(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
+			return false;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "v8walk: unexpected argument '%s' (see v8walk --help)\n", argv[optind]);
+		return false;
+	}
+	if (o->function_lines && o->no_lines) {
+		fprintf(stderr, "v8walk: --function and --nolineno contradict each other\n");
+		return false;
+	}
+	if (!o->pid) {
+		fprintf(stderr, "v8walk: which process? give --pid PID (see v8walk --help)\n");
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,33 @@
+/* options.h — v8walk's command line. */
+#ifndef V8WALK_OPTIONS_H
+#define V8WALK_OPTIONS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../v8/version.h"
+
+enum out_format { OUT_TREE, OUT_FOLDED };
+
+struct options {
+	pid_t pid;
+	enum out_format format;
+	const char *output;      /* -o FILE (NULL = stdout) */
+	double rate_hz;
+	double duration_s;       /* 0 = until Ctrl-C */
+	bool idle;
+	bool function_lines;     /* --function: aggregate by function definition line */
+	bool no_lines;           /* --nolineno */
+	bool full_native_names;  /* --full-names: C++ parameter lists */
+	double min_percent;      /* --text threshold */
+	bool version_info;
+	bool have_force_version;
+	struct v8_version force_version;
+	unsigned stack_kb;
+	bool quiet;
+};
+
+/* Parse argv; on error prints a message and returns false with *exit_code set (0 for --help). */
+bool parse_options(int argc, char **argv, struct options *o, int *exit_code);
+
+#endif

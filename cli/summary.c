@@ -1,0 +1,60 @@
+/* summary.c — run statistics for the user (and for benchmarks, which parse this line). */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+uint64_t quantile_u64(uint64_t *v, size_t n, double q)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+	return v[i < n ? i : n - 1];
+}
+
+void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
+{
+	const struct sampler_stats *st = &s->st;
+	double secs = (double)(st->end_ns - st->start_ns) / 1e9;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	uint64_t *p = malloc((st->npause ? st->npause : 1) * sizeof(*p));
+	for (size_t i = 0; i < st->npause; i++)
+		p[i] = st->pause_ns[i];
+	uint64_t med = quantile_u64(p, st->npause, 0.5), p99 = quantile_u64(p, st->npause, 0.99);
+	free(p);
+	unsigned long errors = st->truncated + st->missed;
+	double total = (double)(st->samples + st->missed);
+	fprintf(out,
+		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
+		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
+		"p99 %.0f us; max lag %.1f ms; v8walk CPU %.1f%%\n",
+		st->samples, secs, secs > 0 ? (double)st->samples / secs : 0.0, st->ticks,
+		tr->threads_seen, st->samples - st->no_js, errors,
+		total > 0 ? 100.0 * (double)errors / total : 0.0, st->truncated, st->missed,
+		(double)med / 1e3, (double)p99 / 1e3, (double)st->max_lag_ns / 1e6,
+		secs > 0 ? 100.0 * cpu / secs : 0.0);
+	if (st->behind)
+		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
+			     "skewed: try a lower --rate\n",
+			st->behind);
+	if (st->target_exited) {
+		if (WIFEXITED(st->exit_status))
+			fprintf(out, "v8walk: the target exited (status %d)\n", WEXITSTATUS(st->exit_status));
+		else if (WIFSIGNALED(st->exit_status))
+			fprintf(out, "v8walk: the target was killed by signal %d\n",
+				WTERMSIG(st->exit_status));
+		else
+			fprintf(out, "v8walk: the target exited\n");
+	}
+}

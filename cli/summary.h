@@ -1,0 +1,14 @@
+/* summary.h — the end-of-run line on stderr: samples, errors, achieved rate, pauses, own CPU. */
+#ifndef V8WALK_SUMMARY_H
+#define V8WALK_SUMMARY_H
+
+#include <stdio.h>
+
+#include "../walker/sampler.h"
+#include "../walker/tracer.h"
+
+void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
+/* The q-quantile (0..1) of n values (sorted in place). */
+uint64_t quantile_u64(uint64_t *v, size_t n, double q);
+
+#endif

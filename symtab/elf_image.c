@@ -1,0 +1,308 @@
+/* elf_image.c — open, index and read an ELF file with libelf; CFI through libdw. */
+#include "elf_image.h"
+
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/xalloc.h"
+
+enum { SIZELESS_SYM_SPAN = 4096 };
+
+static void read_phdrs(struct elf_image *img)
+{
+	size_t n = 0;
+	if (elf_getphdrnum(img->elf, &n) != 0)
+		return;
+	img->loads = xcalloc(n ? n : 1, sizeof(*img->loads));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(img->elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_LOAD) {
+			img->loads[img->nloads++] = (struct elf_load){
+			    .vaddr = ph.p_vaddr, .memsz = ph.p_memsz, .offset = ph.p_offset,
+			    .filesz = ph.p_filesz, .flags = ph.p_flags};
+		} else if (ph.p_type == PT_TLS) {
+			img->tls_memsz = ph.p_memsz;
+			img->tls_align = ph.p_align;
+		} else if (ph.p_type == PT_NOTE && !img->build_id_len) {
+			uint64_t off = ph.p_offset, end = ph.p_offset + ph.p_filesz;
+			while (off + 12 <= end && end <= img->size) {
+				uint32_t namesz, descsz, type;
+				memcpy(&namesz, img->data + off, 4);
+				memcpy(&descsz, img->data + off + 4, 4);
+				memcpy(&type, img->data + off + 8, 4);
+				uint64_t name_off = off + 12;
+				uint64_t desc_off = name_off + ((namesz + 3) & ~3u);
+				uint64_t next = desc_off + ((descsz + 3) & ~3u);
+				if (next > end)
+					break;
+				if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+				    memcmp(img->data + name_off, "GNU", 4) == 0 &&
+				    descsz <= sizeof(img->build_id)) {
+					memcpy(img->build_id, img->data + desc_off, descsz);
+					img->build_id_len = descsz;
+					break;
+				}
+				off = next;
+			}
+		}
+	}
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address, the sized symbol first */
+	return (y->size != 0) - (x->size != 0);
+}
+
+struct collect_ctx {
+	struct elf_image *img;
+	size_t cap;
+};
+
+static bool collect_func(void *vctx, const char *name, uint64_t value, uint64_t size, int type,
+			 int shndx)
+{
+	struct collect_ctx *c = vctx;
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF || value == 0 ||
+	    !name || !*name)
+		return true;
+	XGROW(c->img->funcs, c->cap, c->img->nfuncs + 1);
+	c->img->funcs[c->img->nfuncs++] = (struct elf_sym){.addr = value, .size = size, .name = name};
+	return true;
+}
+
+static void index_funcs(struct elf_image *img)
+{
+	struct collect_ctx c = {.img = img, .cap = 0};
+	elf_image_foreach_sym(img, collect_func, &c);
+	if (!img->nfuncs)
+		return;
+	qsort(img->funcs, img->nfuncs, sizeof(*img->funcs), cmp_sym);
+	size_t w = 0;
+	for (size_t i = 0; i < img->nfuncs; i++) {
+		if (w && img->funcs[w - 1].addr == img->funcs[i].addr)
+			continue; /* keep the first (sized) symbol at an address */
+		img->funcs[w++] = img->funcs[i];
+	}
+	img->nfuncs = w;
+}
+
+struct elf_image *elf_image_open(const char *path, const char **err)
+{
+	elf_version(EV_CURRENT); /* idempotent */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = "cannot open file";
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < 64) {
+		close(fd);
+		*err = "not an ELF file";
+		return NULL;
+	}
+	void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (data == MAP_FAILED) {
+		close(fd);
+		*err = "cannot map file";
+		return NULL;
+	}
+	if (memcmp(data, ELFMAG, SELFMAG) != 0) {
+		munmap(data, (size_t)st.st_size);
+		close(fd);
+		*err = "not an ELF file";
+		return NULL;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64) {
+		if (elf)
+			elf_end(elf);
+		munmap(data, (size_t)st.st_size);
+		close(fd);
+		*err = "not an x86-64 ELF file";
+		return NULL;
+	}
+	struct elf_image *img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	img->fd = fd;
+	img->data = data;
+	img->size = (size_t)st.st_size;
+	img->elf = elf;
+	img->etype = eh.e_type;
+	read_phdrs(img);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			img->has_symtab = true;
+	}
+	index_funcs(img);
+	return img;
+}
+
+void elf_image_close(struct elf_image *img)
+{
+	if (!img)
+		return;
+	if (img->cfi)
+		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
+	elf_end(img->elf);
+	munmap((void *)img->data, img->size);
+	close(img->fd);
+	free(img->loads);
+	free(img->funcs);
+	free(img->path);
+	free(img);
+}
+
+void elf_image_foreach_sym(const struct elf_image *img, elf_sym_cb cb, void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			const char *name = elf_strptr(img->elf, sh.sh_link, s.st_name);
+			if (!name)
+				continue;
+			if (!cb(ctx, name, s.st_value, s.st_size, GELF_ST_TYPE(s.st_info), s.st_shndx))
+				return;
+		}
+	}
+}
+
+struct find_ctx {
+	const char *name;
+	uint64_t value, size;
+	bool found;
+};
+
+static bool find_cb(void *vctx, const char *name, uint64_t value, uint64_t size, int type, int shndx)
+{
+	struct find_ctx *c = vctx;
+	(void)type;
+	if (shndx == SHN_UNDEF || strcmp(name, c->name) != 0)
+		return true;
+	c->value = value;
+	c->size = size;
+	c->found = true;
+	return false;
+}
+
+bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t *value,
+			uint64_t *size)
+{
+	struct find_ctx c = {.name = name};
+	elf_image_foreach_sym(img, find_cb, &c);
+	if (c.found) {
+		if (value)
+			*value = c.value;
+		if (size)
+			*size = c.size;
+	}
+	return c.found;
+}
+
+bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len)
+{
+	for (size_t i = 0; i < img->nloads; i++) {
+		const struct elf_load *l = &img->loads[i];
+		if (vaddr < l->vaddr || vaddr + len > l->vaddr + l->memsz)
+			continue;
+		uint64_t rel = vaddr - l->vaddr;
+		size_t in_file = 0;
+		if (rel < l->filesz)
+			in_file = (size_t)(l->filesz - rel < len ? l->filesz - rel : len);
+		if (in_file && l->offset + rel + in_file > img->size)
+			return false;
+		memcpy(buf, img->data + l->offset + rel, in_file);
+		memset((char *)buf + in_file, 0, len - in_file);
+		return true;
+	}
+	return false;
+}
+
+bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < img->nloads; i++) {
+		const struct elf_load *l = &img->loads[i];
+		if (off >= l->offset && off < l->offset + l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr)
+{
+	for (size_t i = 0; i < img->nloads; i++) {
+		const struct elf_load *l = &img->loads[i];
+		if (vaddr >= l->vaddr && vaddr < l->vaddr + l->memsz)
+			return l;
+	}
+	return NULL;
+}
+
+const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t vaddr)
+{
+	size_t lo = 0, hi = img->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (img->funcs[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct elf_sym *s = &img->funcs[lo - 1];
+	uint64_t span = s->size;
+	if (span == 0) {
+		uint64_t next = lo < img->nfuncs ? img->funcs[lo].addr : UINT64_MAX;
+		span = next - s->addr < SIZELESS_SYM_SPAN ? next - s->addr : SIZELESS_SYM_SPAN;
+	}
+	return vaddr < s->addr + span ? s : NULL;
+}
+
+const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < img->build_id_len; i++) {
+		buf[2 * i] = hex[img->build_id[i] >> 4];
+		buf[2 * i + 1] = hex[img->build_id[i] & 15];
+	}
+	buf[2 * img->build_id_len] = 0;
+	return buf;
+}
+
+struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
+{
+	if (!img->cfi_loaded) {
+		img->cfi_loaded = true;
+		img->cfi = (struct Dwarf_CFI_s *)dwarf_getcfi_elf(img->elf);
+	}
+	return img->cfi;
+}

@@ -1,0 +1,67 @@
+/* elf_image.h — one ELF file on disk (node, libnode.so, libc, …): program headers, build-id,
+ * function symbols from .symtab and .dynsym, reads by virtual address, and its .eh_frame CFI. */
+#ifndef V8WALK_ELF_IMAGE_H
+#define V8WALK_ELF_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct Elf;
+struct Dwarf_CFI_s;
+
+struct elf_load {
+	uint64_t vaddr, memsz, offset, filesz;
+	uint32_t flags; /* PF_R | PF_W | PF_X */
+};
+
+struct elf_sym {
+	uint64_t addr, size;
+	const char *name; /* points into the mapped file */
+};
+
+struct elf_image {
+	char *path;
+	int fd;
+	const uint8_t *data; /* the whole file, mapped read-only */
+	size_t size;
+	struct Elf *elf;
+	uint16_t etype;
+	struct elf_load *loads;
+	size_t nloads;
+	uint8_t build_id[64];
+	size_t build_id_len;
+	uint64_t tls_memsz, tls_align;
+	bool has_symtab; /* a full .symtab (not stripped) */
+	struct elf_sym *funcs; /* function symbols sorted by address, both tables merged */
+	size_t nfuncs;
+	struct Dwarf_CFI_s *cfi;
+	bool cfi_loaded;
+};
+
+/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. */
+struct elf_image *elf_image_open(const char *path, const char **err);
+void elf_image_close(struct elf_image *img);
+
+/* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */
+bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
+/* Translate a file offset to a link-time virtual address through the PT_LOADs. */
+bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
+/* The function symbol containing vaddr (size-0 symbols extend to the next one, bounded). */
+const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t vaddr);
+
+/* Visit every symbol of .symtab and .dynsym (any type); stop when cb returns false. */
+typedef bool (*elf_sym_cb)(void *ctx, const char *name, uint64_t value, uint64_t size, int type,
+			   int shndx);
+void elf_image_foreach_sym(const struct elf_image *img, elf_sym_cb cb, void *ctx);
+/* Find one symbol by exact name (either table); returns false when absent. */
+bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t *value,
+			uint64_t *size);
+/* Find the executable PT_LOAD containing vaddr. */
+const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
+/* Hex form of the build-id ("" when absent); buf needs 2*64+1 bytes. */
+const char *elf_image_build_id_hex(const struct elf_image *img, char *buf);
+/* .eh_frame CFI (loaded on first use; NULL when absent). */
+struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img);
+
+#endif

@@ -1,0 +1,31 @@
+/* native_names.h — naming native code addresses: module → ELF function symbol → demangled name
+ * (no parameter lists unless asked), or "[unknown] (module+0xOFF)". Names are cached per symbol. */
+#ifndef V8WALK_NATIVE_NAMES_H
+#define V8WALK_NATIVE_NAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../util/intern.h"
+#include "../util/u64map.h"
+#include "addrspace.h"
+
+struct native_names {
+	struct addrspace *as;
+	struct intern *strings;
+	struct u64map by_symbol; /* symbol name pointer → interned id + 1 */
+	bool with_params;
+};
+
+void native_names_init(struct native_names *nn, struct addrspace *as, struct intern *strings,
+		       bool with_params);
+void native_names_free(struct native_names *nn);
+/* Name a code address. `is_return` means pc is a return address (look up pc - 1). Sets *file to
+ * the module's interned basename (0 if unmapped) and *module_off to the offset in that file.
+ * Returns the interned name. */
+uint32_t native_name(struct native_names *nn, uint64_t pc, bool is_return, uint32_t *file,
+		     uint64_t *module_off);
+/* Intern the demangled form of a symbol name (cached). */
+uint32_t native_symbol_name(struct native_names *nn, const char *sym);
+
+#endif

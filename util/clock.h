@@ -1,0 +1,15 @@
+/* clock.h — monotonic time in nanoseconds. */
+#ifndef V8WALK_CLOCK_H
+#define V8WALK_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#endif

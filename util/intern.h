@@ -1,0 +1,23 @@
+/* intern.h — string interning: each distinct string gets a small stable id (frames, file names). */
+#ifndef V8WALK_INTERN_H
+#define V8WALK_INTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct intern {
+	char **strs;     /* id → string (owned) */
+	size_t n, cap;
+	uint32_t *slots; /* hash slots holding id + 1, 0 = empty */
+	size_t nslots;
+};
+
+void intern_init(struct intern *t);
+void intern_free(struct intern *t);
+/* Returns the id of s[0..len) (adding it if new). */
+uint32_t intern_n(struct intern *t, const char *s, size_t len);
+uint32_t intern_str(struct intern *t, const char *s);
+static inline const char *intern_get(const struct intern *t, uint32_t id) { return t->strs[id]; }
+uint64_t bytes_hash(const void *p, size_t n);
+
+#endif

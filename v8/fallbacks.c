@@ -1,0 +1,77 @@
+/* fallbacks.c — per-V8-version values for layout items the metadata lacks. One row per fact, with
+ * the version range it holds for and where it comes from. Rows apply only when the metadata is
+ * silent; they are tried in order, so a row may use an item an earlier row resolved.
+ *
+ * Node ↔ V8: 16 = 9.4, 18 = 10.2, 20 = 11.3, 22 = 12.4, 24 = 13.6, 26 = 14.6. */
+#include "layout.h"
+
+#include <stddef.h>
+
+#define ANY 0
+#define NONE -1
+
+const struct v8_fallback v8_fallbacks[] = {
+    /* frame slots: bytecode slots were exported from V8 9.5.2 (Node 16 lacks them) */
+    {L_FP_BYTECODE_ARRAY, V8V(8, 7, 198), ANY, L_FP_FUNCTION, -16,
+     "fp_function - 16 (V8 >= 8.7.198; exported from 9.5.2)"},
+    {L_FP_BYTECODE_ARRAY, ANY, V8V(8, 7, 198), L_FP_FUNCTION, -8, "fp_function - 8 (V8 < 8.7.198)"},
+    {L_FP_BYTECODE_OFFSET, ANY, ANY, L_FP_BYTECODE_ARRAY, -8, "fp_bytecode_array - 8"},
+    {L_FP_ARGS, ANY, ANY, NONE, 16, "x86-64: receiver at fp+16"},
+
+    /* JSFunction.code: not exported on Node 20 (11.3); on 24/26 the slot holds a dispatch handle */
+    {L_JSFUNC_CODE, V8V(11, 7, 368), ANY, L_JSFUNC_SHARED, -8, "shared - 8 (V8 >= 11.7.368)"},
+    {L_JSFUNC_CODE, ANY, V8V(11, 7, 368), L_JSFUNC_SHARED, 24, "shared + 24 (V8 < 11.7.368)"},
+    {L_LEAPTIERING, V8V(13, 3, 0), ANY, NONE, 1, "dispatch-table handle in JSFunction (Node 24+)"},
+    {L_LEAPTIERING, ANY, V8V(13, 3, 0), NONE, 0, "code pointer in JSFunction"},
+
+    /* SFI.function_data lost its metadata in V8 12 (Node 22); no V8_SANDBOX in Node builds */
+    {L_SFI_FUNCTION_DATA, ANY, V8V(13, 0, 0), NONE, 8, "8 (OTel: no sandbox in Node)"},
+    {L_SFI_WRAPPER_SFI, V8V(12, 6, 0), ANY, NONE, 8, "8 (SharedFunctionInfoWrapper, V8 >= 12.6)"},
+
+    /* Script.source is not exported by V8 9.x (Node 16) */
+    {L_SCRIPT_SOURCE, ANY, ANY, L_SCRIPT_NAME, -8, "name - 8"},
+
+    /* ScopeInfo: positions moved into the header (slots 3, 4) in V8 12.8.44, Chromium CL 5627032 */
+    {L_SCOPEINFO_POS_IN_HEADER, V8V(12, 8, 44), ANY, NONE, 1, "V8 >= 12.8.44"},
+    {L_SCOPEINFO_POS_IN_HEADER, ANY, V8V(12, 8, 44), NONE, 0, "V8 < 12.8.44"},
+    {L_SCOPEINFO_MAX_INLINED_LOCALS, ANY, ANY, NONE, 75, "kScopeInfoMaxInlinedLocalNamesSize"},
+    /* ScopeFlags bit layout (scope-info.tq): stable from V8 9.x to 14.x */
+    {L_SCOPEFLAG_SCOPE_TYPE_MASK, ANY, ANY, NONE, 0xf, "scope_type: 4 bits"},
+    {L_SCOPEFLAG_SAVED_CLASS_VAR_BIT, ANY, ANY, NONE, 10, "has_saved_class_variable: bit 10"},
+    {L_SCOPEFLAG_FUNCVAR_SHIFT, ANY, ANY, NONE, 12, "function_variable: bits 12-13"},
+    {L_SCOPEFLAG_INFERRED_NAME_BIT, ANY, ANY, NONE, 14, "has_inferred_function_name: bit 14"},
+
+    /* strings: constant since long before Node 16 */
+    {L_EXT_DATA_CACHE, ANY, ANY, L_EXT_RESOURCE, 8, "resource + 8 (cached data pointer)"},
+    {L_STR_UNCACHED_EXT_MASK, ANY, ANY, NONE, 0x10, "kUncachedExternalStringMask"},
+    {L_HEAPOBJECT_MAP, ANY, ANY, NONE, 0, "map word at 0"},
+    {L_SEQ_TWO_CHARS, ANY, ANY, L_SEQ_ONE_CHARS, 0, "same as one-byte chars"},
+
+    /* JSFunction type range: exported from V8 12 (Node 22); 17 types (First + 16) */
+    {L_T_JSFUNC_LAST, ANY, ANY, L_T_JSFUNC_FIRST, 16, "first + 16 (SFI type check decides)"},
+
+    /* Code objects (used for exact positions) */
+    {L_CODE_INSTR_INLINE, V8V(11, 1, 204), ANY, NONE, 0, "pointer (Code/InstructionStream split)"},
+    {L_CODE_INSTR_INLINE, ANY, V8V(11, 1, 204), NONE, 1, "instructions inline in Code"},
+    {L_CODE_INSTR_START, V8V(11, 1, 204), V8V(11, 5, 0), L_CODE_SPT, 16, "SPT + 16 (V8 11.x lost it)"},
+    {L_CODE_FLAGS, V8V(11, 1, 204), V8V(11, 5, 0), L_CODE_INSTR_START, 8, "instruction_start + 8"},
+    {L_CODE_INSTR_SIZE, V8V(11, 1, 204), V8V(11, 5, 0), L_CODE_FLAGS, 8, "flags + 8"},
+    {L_CODE_FLAGS, ANY, V8V(10, 0, 0), L_CODE_INSTR_SIZE, 8, "instruction_size + 8 (Node 16)"},
+    {L_CODE_SPT, V8V(12, 0, 0), ANY, L_CODE_INSTR_START, -24, "instruction_start - 24 (CodeWrapper era)"},
+    {L_CODE_SPT, ANY, V8V(12, 0, 0), L_CODE_INSTR_SIZE, -16, "instruction_size - 16"},
+    {L_CODE_DEOPT_DATA, ANY, ANY, L_CODE_SPT, -8, "source_position_table - 8"},
+    {L_CODE_KIND_MASK, ANY, ANY, NONE, 15, "0xf"},
+    {L_CODE_KIND_SHIFT, ANY, ANY, NONE, 0, "0"},
+    {L_CODEKIND_BASELINE, ANY, ANY, NONE, 11, "11 (V8 >= 9.0.240)"},
+    {L_CODEKIND_INTERPRETED, ANY, ANY, L_CODEKIND_BASELINE, -1, "Baseline - 1"},
+    {L_BCA_LENGTH, ANY, ANY, L_FIXED_ARRAY_LENGTH, 0, "FixedArrayBase.length"},
+    {L_BCA_SPT, V8V(12, 3, 97), ANY, NONE, 24, "wrapper + 8 = 24 (V8 >= 12.3.97)"},
+    {L_BCA_SPT, ANY, V8V(12, 0, 0), NONE, 32, "32 (V8 < 12)"},
+    {L_BCA_DATA, ANY, ANY, L_BCA_SPT, 22, "source_position_table + 8 + 14 (Node 16: 54)"},
+    {L_DEOPT_INLINED_COUNT, ANY, ANY, NONE, 1, "1"},
+    {L_DEOPT_LITERALS, ANY, ANY, NONE, 2, "2"},
+    {L_DEOPT_SFI, ANY, V8V(12, 5, 0), NONE, 6, "6"},
+    {L_DEOPT_INLINING_POS, ANY, ANY, NONE, 7, "7"},
+};
+
+const size_t v8_nfallbacks = sizeof(v8_fallbacks) / sizeof(v8_fallbacks[0]);

@@ -1,0 +1,69 @@
+/* runtime.h — the V8 of one target: which module carries it (node or libnode.so), its versions,
+ * metadata and resolved layout, where its embedded builtins are, and PC classification
+ * (JIT code / builtins, including V8's remapped copy / native code). */
+#ifndef V8WALK_RUNTIME_H
+#define V8WALK_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../symtab/addrspace.h"
+#include "../util/strbuf.h"
+#include "layout.h"
+#include "metadata.h"
+
+enum pc_class {
+	PC_UNMAPPED, /* in no known mapping (stale maps, or garbage) */
+	PC_NATIVE,   /* ELF code outside V8's builtins */
+	PC_JIT,      /* anonymous executable memory: V8-generated code */
+	PC_BUILTIN,  /* V8's embedded builtins, in the binary or its remapped copy */
+};
+
+enum builtin_role {
+	BR_OTHER,
+	BR_INTERPRETER, /* entry trampolines and bytecode handlers: the JS frame is the one to show */
+	BR_BASELINE_HELPER,
+};
+
+struct pc_info {
+	enum pc_class cls;
+	struct module *mod;
+	uint64_t vaddr;       /* link-time address in mod */
+	const char *builtin;  /* "Builtins_X" for PC_BUILTIN when named */
+	enum builtin_role role;
+};
+
+struct v8_runtime {
+	struct v8_metadata md;
+	struct v8_layout L;
+	struct v8_version version;      /* from the binary */
+	struct v8_version layout_version; /* what the fallbacks were keyed on (--force-v8-version) */
+	bool forced;
+	int node_line;                  /* 20 for Node 20.x (0 = unknown) */
+	size_t mod;                     /* index in the addrspace's modules */
+	char *module_path;
+	uint64_t blob_vaddr, blob_size; /* embedded builtins, link-time addresses */
+	bool have_blob;
+	const char *blob_how;
+};
+
+enum v8_open_status {
+	V8_OK,
+	V8_NOT_NODE,       /* no module with V8 metadata */
+	V8_NO_METADATA,    /* a V8 binary without v8dbg_* (stripped or built without) */
+	V8_INCOMPATIBLE,   /* pointer compression or other tagging we cannot read */
+	V8_UNSUPPORTED,    /* V8 version outside what the tables know, or required items missing */
+};
+
+/* Find the V8 module among the target's modules and load it. `force` (may be NULL) selects the
+ * fallback row instead of the binary's own version. On failure, *msg says why, in one line. */
+enum v8_open_status v8_runtime_open(struct v8_runtime *rt, struct addrspace *as,
+				    const struct v8_version *force, struct strbuf *msg);
+void v8_runtime_free(struct v8_runtime *rt);
+/* Classify a code address (pc) of the target. */
+void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t pc,
+		    struct pc_info *out);
+/* A printable "Node 20.20.2 (V8 11.3.244.8)". */
+void v8_runtime_describe(const struct v8_runtime *rt, struct strbuf *out);
+
+#endif

@@ -1,0 +1,211 @@
+/* scripts.c — Script names and line tables. */
+#include "scripts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "strings.h"
+
+enum { MAX_SCRIPTS = 4096, MAX_LINES = 1 << 22 };
+
+void script_cache_init(struct script_cache *c, struct intern *strings)
+{
+	memset(c, 0, sizeof(*c));
+	u64map_init(&c->idx, 0);
+	c->strings = strings;
+}
+
+static void drop(struct v8_script *s)
+{
+	free(s->ends);
+	s->ends = NULL;
+	s->nends = 0;
+	s->scan_tries = 0;
+	s->lines_ok = false;
+}
+
+void script_cache_free(struct script_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		drop(&c->v[i]);
+	free(c->v);
+	u64map_free(&c->idx);
+	memset(c, 0, sizeof(*c));
+}
+
+static uint32_t intern_script_name(struct script_cache *c, const struct v8_heap *h, uint64_t name)
+{
+	struct strbuf b;
+	sb_init(&b);
+	uint32_t id;
+	if (v8_is_string(h, name) && v8_string_utf8(h, name, V8_NAME_MAX_UNITS * 4, &b) && b.len)
+		id = intern_n(c->strings, b.s, b.len);
+	else
+		id = intern_str(c->strings, "");
+	sb_free(&b);
+	return id;
+}
+
+struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, uint64_t obj)
+{
+	const struct v8_layout *L = h->L;
+	if (!v8_is(h, obj, L_T_SCRIPT))
+		return NULL;
+	uint64_t name = 0, source = 0;
+	if (!v8_field(h, obj, L->v[L_SCRIPT_NAME], &name))
+		return NULL;
+	if (v8_has(L, L_SCRIPT_SOURCE))
+		v8_field(h, obj, L->v[L_SCRIPT_SOURCE], &source);
+	uint64_t k;
+	if (u64map_get(&c->idx, obj, &k)) {
+		struct v8_script *s = &c->v[k - 1];
+		if (s->name_ptr == name && s->source_ptr == source)
+			return s;
+		/* the address now holds another Script (or it moved): rebuild in place */
+		drop(s);
+		s->name_ptr = name;
+		s->source_ptr = source;
+		s->name_id = intern_script_name(c, h, name);
+		c->rebuilt++;
+		return s;
+	}
+	if (c->n >= MAX_SCRIPTS) {
+		for (size_t i = 0; i < c->n; i++)
+			drop(&c->v[i]);
+		c->n = 0;
+		u64map_clear(&c->idx);
+	}
+	XGROW(c->v, c->cap, c->n + 1);
+	struct v8_script *s = &c->v[c->n];
+	memset(s, 0, sizeof(*s));
+	s->addr = obj;
+	s->name_ptr = name;
+	s->source_ptr = source;
+	s->name_id = intern_script_name(c, h, name);
+	u64map_put(&c->idx, obj, ++c->n);
+	return s;
+}
+
+static bool from_line_ends(struct v8_script *s, const struct v8_heap *h, uint64_t le)
+{
+	if (!v8_is_fixed_array_like(h, le))
+		return false;
+	int64_t n = v8_array_length(h, le);
+	if (n <= 0 || n > MAX_LINES)
+		return false;
+	uint64_t *raw = xmalloc((size_t)n * 8);
+	bool ok = v8_read_obj(h, le, h->L->v[L_FIXED_ARRAY_DATA], raw, (size_t)n * 8);
+	if (ok) {
+		s->ends = xmalloc((size_t)n * sizeof(*s->ends));
+		for (int64_t i = 0; i < n && ok; i++) {
+			ok = v8_is_smi(raw[i]) && v8_smi_value(raw[i]) >= 0 &&
+			     (i == 0 || v8_smi_value(raw[i]) > (int64_t)s->ends[i - 1]);
+			s->ends[i] = (uint32_t)v8_smi_value(raw[i]);
+		}
+		s->nends = ok ? (size_t)n : 0;
+		if (!ok) {
+			free(s->ends);
+			s->ends = NULL;
+		}
+	}
+	free(raw);
+	return ok;
+}
+
+struct scan_ctx {
+	struct v8_script *s;
+	size_t cap;
+	size_t pos;     /* code units seen so far */
+	bool pending_cr;
+};
+
+static void add_end(struct scan_ctx *c, size_t at)
+{
+	if (c->s->nends >= MAX_LINES)
+		return;
+	XGROW(c->s->ends, c->cap, c->s->nends + 1);
+	c->s->ends[c->s->nends++] = (uint32_t)at;
+}
+
+/* V8's String::CalculateLineEnds: \n, \r (alone), U+2028 and U+2029 end lines; \r\n is one end,
+ * at the \n. */
+static bool scan_chunk(void *vctx, const uint8_t *d, size_t n, bool two)
+{
+	struct scan_ctx *c = vctx;
+	for (size_t i = 0; i < n; i++, c->pos++) {
+		uint32_t u = two ? (uint32_t)(d[2 * i] | (d[2 * i + 1] << 8)) : d[i];
+		if (c->pending_cr) {
+			c->pending_cr = false;
+			if (u != '\n')
+				add_end(c, c->pos - 1);
+		}
+		if (u == '\n' || u == 0x2028 || u == 0x2029)
+			add_end(c, c->pos);
+		else if (u == '\r')
+			c->pending_cr = true;
+	}
+	return true;
+}
+
+static bool from_source(struct v8_script *s, const struct v8_heap *h, uint64_t src)
+{
+	int64_t len = v8_string_length(h, src);
+	if (len < 0 || len > V8_SOURCE_MAX_UNITS)
+		return false;
+	struct scan_ctx c = {.s = s};
+	if (!v8_string_walk(h, src, 0, (size_t)len, scan_chunk, &c)) {
+		free(s->ends);
+		s->ends = NULL;
+		s->nends = 0;
+		return false;
+	}
+	if (c.pending_cr)
+		add_end(&c, c.pos - 1);
+	/* the last line ends at the source's end when no terminator closes it */
+	if (s->nends == 0 || s->ends[s->nends - 1] + 1 < (uint64_t)len)
+		add_end(&c, (size_t)len);
+	return true;
+}
+
+bool line_table_lookup(const uint32_t *ends, size_t n, int64_t pos, int32_t *line, int32_t *col)
+{
+	if (pos < 0 || n == 0)
+		return false;
+	size_t lo = 0, hi = n;
+	while (lo < hi) { /* first end >= pos */
+		size_t mid = lo + (hi - lo) / 2;
+		if ((int64_t)ends[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n)
+		return false;
+	int64_t line_start = lo == 0 ? 0 : (int64_t)ends[lo - 1] + 1;
+	*line = (int32_t)lo + 1;
+	*col = (int32_t)(pos - line_start) + 1;
+	return true;
+}
+
+bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_script *s,
+		     int64_t pos, int32_t *line, int32_t *col)
+{
+	const struct v8_layout *L = h->L;
+	if (!s->lines_ok) {
+		/* a table that V8 built later is picked up; a failed scan is retried next time */
+		uint64_t le = 0;
+		if (v8_has(L, L_SCRIPT_LINE_ENDS) && v8_field(h, s->addr, L->v[L_SCRIPT_LINE_ENDS], &le) &&
+		    from_line_ends(s, h, le)) {
+			s->lines_ok = true;
+			s->from_line_ends = true;
+		} else if (s->scan_tries < 3 && s->source_ptr) {
+			s->scan_tries++;
+			if (from_source(s, h, s->source_ptr)) {
+				s->lines_ok = true;
+				c->scanned++;
+			}
+		}
+	}
+	return s->lines_ok && line_table_lookup(s->ends, s->nends, pos, line, col);
+}

@@ -1,0 +1,43 @@
+/* scripts.h — Script objects: their name (file path, URL, node:internal/…) and line tables, from
+ * Script.line_ends when V8 built it, else scanned once from the source (every string
+ * representation, \r\n aware). Cached by address and re-validated against the Script's fields. */
+#ifndef V8WALK_SCRIPTS_H
+#define V8WALK_SCRIPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../util/intern.h"
+#include "../util/u64map.h"
+#include "heap.h"
+
+struct v8_script {
+	uint64_t addr;
+	uint64_t name_ptr, source_ptr; /* identity check on reuse */
+	uint32_t name_id;              /* interned script name ("" for none) */
+	uint32_t *ends;                /* code-unit offsets of each line's terminator */
+	size_t nends;
+	uint8_t scan_tries;
+	bool lines_ok;
+	bool from_line_ends;           /* table came from Script.line_ends (else from the source) */
+};
+
+struct script_cache {
+	struct v8_script *v;
+	size_t n, cap;
+	struct u64map idx; /* script address → index + 1 */
+	struct intern *strings;
+	unsigned long rebuilt, scanned;
+};
+
+void script_cache_init(struct script_cache *c, struct intern *strings);
+void script_cache_free(struct script_cache *c);
+/* Look up (and validate or build) a Script; NULL when obj is not a readable Script. */
+struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, uint64_t obj);
+/* Source position (code-unit offset) → 1-based line and column. */
+bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_script *s,
+		     int64_t pos, int32_t *line, int32_t *col);
+/* Pure helper: position → line/col over a line-end table (exposed for tests). */
+bool line_table_lookup(const uint32_t *ends, size_t n, int64_t pos, int32_t *line, int32_t *col);
+
+#endif

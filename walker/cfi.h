@@ -1,0 +1,44 @@
+/* cfi.h — one native unwind step by DWARF CFI (.eh_frame via libdw), with a per-PC rule cache so
+ * that steady-state steps cost a hash lookup. */
+#ifndef V8WALK_CFI_H
+#define V8WALK_CFI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../symtab/elf_image.h"
+#include "../util/u64map.h"
+#include "memsrc.h"
+#include "regs.h"
+
+enum cfi_result {
+	CFI_OK = 0,
+	CFI_NO_FDE,  /* no unwind information covers this PC */
+	CFI_END,     /* the return address is undefined: outermost frame (_start, clone) */
+	CFI_BAD,     /* rules could not be evaluated (unreadable memory, bad expression) */
+};
+
+struct cfi_rule; /* compiled form of one PC's rules */
+
+struct cfi_cache {
+	struct {
+		const struct elf_image *img;
+		struct u64map idx; /* vaddr + 1 → index into rules + 1 (0 = no FDE) */
+	} per_img[64];
+	size_t nimg;
+	struct cfi_rule *rules;
+	size_t nrules, cap, max_rules;
+	unsigned long hits, misses;
+};
+
+void cfi_cache_init(struct cfi_cache *c, size_t max_rules);
+void cfi_cache_free(struct cfi_cache *c);
+
+/* Unwind one frame. `vaddr` is the link-time PC to look up (already minus 1 for return addresses),
+ * `in` the registers of this frame; `out` gets the caller's (rip, rsp and whatever CFI restores).
+ * *signal_frame is set when this frame is a signal trampoline. */
+enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
+			 const struct regset *in, struct regset *out, struct memsrc *mem,
+			 bool *signal_frame);
+
+#endif

@@ -1,0 +1,35 @@
+/* frame.h — one frame of a mixed stack as every output sees it: JavaScript (named from V8's
+ * heap), inlined JavaScript, native (ELF symbol), V8 builtin or typed frame, or unknown code. */
+#ifndef V8WALK_FRAME_H
+#define V8WALK_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum frame_kind {
+	FK_NATIVE,     /* C/C++ code of an ELF module */
+	FK_JS,         /* a JavaScript function's frame */
+	FK_JS_INLINED, /* a JavaScript function inlined into an optimized frame */
+	FK_BUILTIN,    /* a V8 embedded builtin (Builtins_*) */
+	FK_V8_TYPED,   /* a V8 frame known by its frame type only */
+	FK_UNKNOWN,    /* code nobody can name: "[unknown] (module+0xOFF)" */
+	FK_ROOT,       /* process or thread label */
+	FK_KERNEL,
+	FK_TRUNCATED,  /* the walk stopped early here */
+};
+
+enum js_tier { TIER_UNKNOWN, TIER_INTERPRETED, TIER_BASELINE, TIER_MAGLEV, TIER_TURBOFAN, TIER_BUILTIN };
+
+struct frame {
+	uint8_t kind;        /* enum frame_kind */
+	uint8_t tier;        /* enum js_tier (JS frames) */
+	bool is_return;      /* pc is a return address (natives: look up pc - 1) */
+	uint32_t name;       /* interned; 0 until named (natives are named after the target resumes) */
+	uint32_t file;       /* interned script name (JS) or module basename (native); 0 = none */
+	int32_t line, col;   /* 1-based position shown (0 = unknown) */
+	int32_t def_line;    /* 1-based definition line of a JS function (0 = unknown) */
+	uint64_t pc;
+	uint64_t module_off; /* FK_UNKNOWN / FK_NATIVE: offset in the module file */
+};
+
+#endif

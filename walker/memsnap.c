@@ -1,0 +1,141 @@
+/* memsnap.c — per-sample memory copy over a backing memory source. */
+#include "memsnap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+
+static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t len);
+
+static const struct memsrc_ops snap_ops = {.read = snap_read, .readv = NULL};
+
+void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget)
+{
+	memset(s, 0, sizeof(*s));
+	s->base.ops = &snap_ops;
+	s->backing = backing;
+	s->budget = budget;
+}
+
+void memsnap_free(struct memsnap *s)
+{
+	free(s->ranges);
+	free(s->data);
+	memsnap_init(s, s->backing, s->budget);
+}
+
+void memsnap_reset(struct memsnap *s)
+{
+	s->nranges = 0;
+	s->used = 0;
+	s->misses = 0;
+}
+
+const void *memsnap_find(const struct memsnap *s, uint64_t addr, size_t len)
+{
+	/* newest first: the most recent reads are the likeliest to be read again */
+	for (size_t i = s->nranges; i-- > 0;) {
+		const struct snap_range *r = &s->ranges[i];
+		if (addr >= r->addr && addr + len <= r->addr + r->len && addr + len >= addr)
+			return s->data + r->off + (addr - r->addr);
+	}
+	return NULL;
+}
+
+static uint8_t *reserve(struct memsnap *s, size_t len)
+{
+	if (s->used + len > s->budget)
+		return NULL;
+	if (s->used + len > s->data_cap) {
+		size_t ncap = s->data_cap ? s->data_cap : 65536;
+		while (ncap < s->used + len)
+			ncap *= 2;
+		s->data = xrealloc(s->data, ncap);
+		s->data_cap = ncap;
+	}
+	return s->data + s->used;
+}
+
+static void keep(struct memsnap *s, uint64_t addr, size_t len)
+{
+	XGROW(s->ranges, s->cap, s->nranges + 1);
+	s->ranges[s->nranges++] = (struct snap_range){.addr = addr, .len = len, .off = s->used};
+	s->used += len;
+}
+
+void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len)
+{
+	uint8_t *dst = reserve(s, len);
+	if (!dst)
+		return;
+	memcpy(dst, buf, len);
+	keep(s, addr, len);
+}
+
+size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len)
+{
+	uint8_t *dst = reserve(s, len);
+	if (!dst)
+		return 0;
+	s->misses++;
+	ssize_t got = mem_read_some(s->backing, addr, dst, len);
+	if (got <= 0)
+		return 0;
+	keep(s, addr, (size_t)got);
+	return (size_t)got;
+}
+
+size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, size_t n, size_t len)
+{
+	if (n == 0)
+		return 0;
+	struct mem_range *r = xcalloc(n, sizeof(*r));
+	size_t want = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (memsnap_find(s, addrs[i], len))
+			continue;
+		uint8_t *dst = reserve(s, len * (want + 1));
+		if (!dst)
+			break;
+		r[want] = (struct mem_range){.addr = addrs[i], .buf = NULL, .len = len};
+		want++;
+	}
+	/* buffers are assigned after reserving, since reserve may move s->data */
+	for (size_t i = 0; i < want; i++)
+		r[i].buf = s->data + s->used + i * len;
+	mem_readv(s->backing, r, want);
+	s->misses++;
+	size_t full = 0;
+	size_t base = s->used;
+	for (size_t i = 0; i < want; i++) {
+		if (r[i].got == len) {
+			XGROW(s->ranges, s->cap, s->nranges + 1);
+			s->ranges[s->nranges++] =
+			    (struct snap_range){.addr = r[i].addr, .len = len, .off = base + i * len};
+			full++;
+		}
+	}
+	s->used = base + want * len;
+	free(r);
+	return full;
+}
+
+static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t len)
+{
+	struct memsnap *s = (struct memsnap *)base;
+	const void *p = memsnap_find(s, addr, len);
+	if (p) {
+		memcpy(buf, p, len);
+		return (ssize_t)len;
+	}
+	if (len <= 4096) {
+		size_t got = memsnap_add(s, addr, len);
+		if (got) {
+			memcpy(buf, memsnap_find(s, addr, got), got);
+			return (ssize_t)got;
+		}
+	}
+	s->misses++;
+	return mem_read_some(s->backing, addr, buf, len);
+}

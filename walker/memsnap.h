@@ -1,0 +1,40 @@
+/* memsnap.h — a per-sample copy of target memory layered over a memory source: the stack chunk and
+ * the heap objects a sample needs are copied once (in batches) while the thread is stopped; later
+ * reads of those bytes are served locally. Misses go to the backing source and are kept. */
+#ifndef V8WALK_MEMSNAP_H
+#define V8WALK_MEMSNAP_H
+
+#include <stdint.h>
+
+#include "memsrc.h"
+
+struct snap_range {
+	uint64_t addr;
+	size_t len;
+	size_t off; /* into data */
+};
+
+struct memsnap {
+	struct memsrc base;
+	struct memsrc *backing;
+	struct snap_range *ranges;
+	size_t nranges, cap;
+	uint8_t *data;
+	size_t used, data_cap;
+	size_t budget;       /* max bytes kept (reads past it are passed through uncached) */
+	unsigned long misses; /* reads that went to the backing source */
+};
+
+void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget);
+void memsnap_free(struct memsnap *s);
+void memsnap_reset(struct memsnap *s);
+/* Copy [addr, addr+len) from the backing source; returns the number of bytes copied. */
+size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len);
+/* Copy several ranges with one batched read; returns how many were copied in full. */
+size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, size_t n, size_t len);
+/* Keep an existing buffer's contents as a range (e.g. stack words captured by the kernel). */
+void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len);
+/* Is [addr, addr+len) held locally? */
+const void *memsnap_find(const struct memsnap *s, uint64_t addr, size_t len);
+
+#endif

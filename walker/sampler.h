@@ -1,0 +1,78 @@
+/* sampler.h — the live sampling loop: on a jittered timer, stop each running thread of the target
+ * (one at a time), copy its registers and stack, walk it while it is stopped, resume it, then name
+ * native frames and hand the stack to a sink. Ends on duration, SIGINT/SIGTERM or target exit. */
+#ifndef V8WALK_SAMPLER_H
+#define V8WALK_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../util/intern.h"
+#include "frame.h"
+#include "memsnap.h"
+#include "memsrc_live.h"
+#include "stackwalk.h"
+#include "tracer.h"
+
+/* Receives each sample: frames innermost first, plus the two root labels (interned). */
+typedef void (*sample_sink_fn)(void *ctx, uint32_t process_label, uint32_t thread_label,
+			       const struct frame *frames, int n);
+
+struct sampler_opts {
+	double rate_hz;      /* mean sampling rate (intervals are jittered ±50%) */
+	double duration_s;   /* 0 = until interrupted */
+	bool idle;           /* also sample threads that are not running (wall-clock view) */
+	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
+	int stop_fd;         /* readable when v8walk should stop (signalfd), or -1 */
+};
+
+struct sampler_stats {
+	unsigned long ticks, samples, empty, truncated, no_js, missed, behind;
+	uint64_t start_ns, end_ns;
+	uint64_t *pause_ns; /* per sample: time the thread was held stopped */
+	size_t npause, cappause;
+	uint64_t max_lag_ns;
+	bool target_exited;
+	int exit_status;
+	bool stopped_by_signal;
+};
+
+struct thread_info; /* per-thread sampler state (labels) */
+
+struct sampler {
+	struct sampler_opts opts;
+	struct tracer *tr;
+	struct stackwalk *sw;
+	struct addrspace *as;
+	struct memsrc_live live;
+	struct memsnap snap;
+	struct intern *strings;
+	sample_sink_fn sink;
+	void *sink_ctx;
+	struct sampler_stats st;
+	uint32_t process_label;
+	char process_comm[17];
+	uint64_t rng;          /* xorshift state for jitter */
+	uint64_t last_maps_refresh;
+	/* the current sample, captured while the thread was stopped */
+	struct frame frames[STACKWALK_MAX_FRAMES + 8];
+	int nframes;
+	bool have_sample;
+	struct walk_stats wst;
+	struct thread_info *tinfo;
+	size_t ntinfo, captinfo;
+};
+
+void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,
+		  struct stackwalk *sw, struct addrspace *as, struct intern *strings,
+		  sample_sink_fn sink, void *sink_ctx);
+void sampler_free(struct sampler *s);
+/* The stop callback to give tracer_attach (ctx = the sampler). */
+void sampler_on_stop(void *ctx, struct tthread *t);
+/* Run until duration, a stop request or the target's exit. */
+void sampler_run(struct sampler *s);
+/* Walk one stopped thread now (used by --dump): fills s->frames. Returns false on failure. */
+bool sampler_capture(struct sampler *s, struct tthread *t);
+
+#endif

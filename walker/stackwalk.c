@@ -1,0 +1,169 @@
+/* stackwalk.c — raw frames → mixed frames. A raw frame whose PC is in V8 code (JIT, builtins) is
+ * decoded at its frame pointer: a JS frame yields the function (named from the heap), a typed
+ * frame its builtin or frame-type name. A frameless builtin at the top of the stack runs on its JS
+ * caller's frame, so it is shown as a leaf above that caller. */
+#include "stackwalk.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../v8/frames.h"
+#include "../v8/heap.h"
+
+void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
+		    struct intern *strings, bool native_params)
+{
+	memset(sw, 0, sizeof(*sw));
+	sw->as = as;
+	sw->rt = rt;
+	sw->strings = strings;
+	unwinder_init(&sw->unw, as);
+	script_cache_init(&sw->scripts, strings);
+	function_cache_init(&sw->funcs, strings, &sw->scripts);
+	native_names_init(&sw->natives, as, strings, native_params);
+	sw->s_empty = intern_str(strings, "");
+	sw->s_unknown_jit = intern_str(strings, "[unknown] (JIT code)");
+}
+
+void stackwalk_free(struct stackwalk *sw)
+{
+	unwinder_free(&sw->unw);
+	function_cache_free(&sw->funcs);
+	script_cache_free(&sw->scripts);
+	native_names_free(&sw->natives);
+}
+
+static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
+{
+	if (*n >= max)
+		return NULL;
+	struct frame *f = &out[(*n)++];
+	memset(f, 0, sizeof(*f));
+	f->kind = (uint8_t)kind;
+	f->pc = pc;
+	return f;
+}
+
+static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_t pc,
+			 struct frame *out, int *n, int max)
+{
+	struct frame *f = push(out, n, max, FK_BUILTIN, pc);
+	if (f)
+		f->name = native_symbol_name(&sw->natives, pi->builtin);
+}
+
+static void emit_js(const struct v8_function *fn, enum js_tier tier,
+		    uint64_t pc, struct frame *out, int *n, int max)
+{
+	struct frame *f = push(out, n, max, FK_JS, pc);
+	if (!f)
+		return;
+	f->name = fn->name_id;
+	f->file = fn->file_id;
+	f->line = fn->def_line;
+	f->col = fn->def_col;
+	f->def_line = fn->def_line;
+	f->tier = (uint8_t)(fn->has_script ? tier : TIER_BUILTIN);
+}
+
+static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct frame *out, int *n,
+		       int max)
+{
+	const char *tn = v8_frametype_name(&sw->rt->L, type);
+	char buf[96];
+	snprintf(buf, sizeof(buf), "<%s>", tn ? tn : "V8 frame");
+	struct frame *f = push(out, n, max, FK_V8_TYPED, pc);
+	if (f)
+		f->name = intern_str(sw->strings, buf);
+}
+
+/* One raw frame in V8 code (JIT, builtins) or unmapped code reached by the frame-pointer chain. */
+static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struct raw_frame *rf,
+		      bool top, const struct pc_info *pi, struct frame *out, int *n, int max,
+		      struct walk_stats *st)
+{
+	struct v8_frame vf;
+	bool is_builtin = pi->cls == PC_BUILTIN && pi->builtin;
+	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
+		vf.kind = VF_BAD;
+	if (vf.kind == VF_JS) {
+		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, vf.function);
+		if (top && is_builtin && pi->role == BR_OTHER)
+			emit_builtin(sw, pi, rf->pc, out, n, max);
+		if (fn) {
+			enum js_tier tier = TIER_UNKNOWN;
+			if (pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER)
+				tier = TIER_INTERPRETED;
+			emit_js(fn, tier, rf->pc, out, n, max);
+			st->js_frames++;
+			return;
+		}
+		st->bad_v8++;
+		if (!(top && is_builtin && pi->role == BR_OTHER)) {
+			if (is_builtin)
+				emit_builtin(sw, pi, rf->pc, out, n, max);
+			else if (push(out, n, max, FK_UNKNOWN, rf->pc))
+				out[*n - 1].name = sw->s_unknown_jit;
+		}
+		return;
+	}
+	if (is_builtin) {
+		emit_builtin(sw, pi, rf->pc, out, n, max);
+		return;
+	}
+	if (vf.kind == VF_TYPED) {
+		emit_typed(sw, vf.type, rf->pc, out, n, max);
+		return;
+	}
+	st->bad_v8++;
+	struct frame *f = push(out, n, max, FK_UNKNOWN, rf->pc);
+	if (f)
+		f->name = pi->cls == PC_JIT ? sw->s_unknown_jit : 0; /* 0: named as native later */
+}
+
+int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		      const struct stack_bounds *bounds, struct frame *out, int max,
+		      struct walk_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
+	st->raw_frames = nraw;
+	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
+	int n = 0;
+	for (int i = 0; i < nraw && n < max; i++) {
+		const struct raw_frame *rf = &sw->raw[i];
+		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
+		struct pc_info pi;
+		/* a return address may sit just past its function: classify pc - 1 */
+		v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
+		if (pi.cls == PC_NATIVE || !sw->rt) {
+			struct frame *f = push(out, &n, max, FK_NATIVE, rf->pc);
+			if (f)
+				f->is_return = !exact;
+			continue;
+		}
+		decode_v8(sw, &h, rf, exact, &pi, out, &n, max, st);
+		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
+			out[n - 1].kind = FK_NATIVE;
+			out[n - 1].is_return = !exact;
+		}
+	}
+	if (st->end != UNWIND_COMPLETE && n < max) {
+		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
+		if (f)
+			f->name = intern_str(sw->strings, "[truncated]");
+	}
+	return n;
+}
+
+void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (f[i].kind != FK_NATIVE || f[i].name)
+			continue;
+		f[i].name = native_name(&sw->natives, f[i].pc, f[i].is_return, &f[i].file,
+					&f[i].module_off);
+		if (strncmp(intern_get(sw->strings, f[i].name), "[unknown]", 9) == 0)
+			f[i].kind = FK_UNKNOWN;
+	}
+}

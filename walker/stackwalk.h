@@ -1,0 +1,55 @@
+/* stackwalk.h — the one stack walker for live samples, one-shot dumps and core files: unwind a
+ * thread from its registers (hybrid CFI + frame pointers) and turn each raw frame into mixed
+ * frames — JS functions named from V8's heap, builtins, typed V8 frames and native code. Stage 1
+ * (stackwalk_capture) reads target memory and runs while the thread is stopped; stage 2
+ * (stackwalk_name_natives) only reads ELF files and runs after the thread resumed. */
+#ifndef V8WALK_STACKWALK_H
+#define V8WALK_STACKWALK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../symtab/addrspace.h"
+#include "../symtab/native_names.h"
+#include "../util/intern.h"
+#include "../v8/function.h"
+#include "../v8/runtime.h"
+#include "../v8/scripts.h"
+#include "frame.h"
+#include "memsrc.h"
+#include "regs.h"
+#include "unwind.h"
+
+enum { STACKWALK_MAX_FRAMES = 512 };
+
+struct walk_stats {
+	enum unwind_end end;
+	int raw_frames;
+	int js_frames;   /* named JS frames */
+	int bad_v8;      /* frames in V8 code that could not be decoded */
+};
+
+struct stackwalk {
+	struct addrspace *as;
+	const struct v8_runtime *rt; /* NULL for a process without V8 */
+	struct intern *strings;
+	struct unwinder unw;
+	struct script_cache scripts;
+	struct function_cache funcs;
+	struct native_names natives;
+	struct raw_frame raw[STACKWALK_MAX_FRAMES];
+	/* interned labels used on every walk */
+	uint32_t s_empty, s_unknown_jit;
+};
+
+void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
+		    struct intern *strings, bool native_params);
+void stackwalk_free(struct stackwalk *sw);
+/* Stage 1: frames innermost first; returns the count. */
+int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		      const struct stack_bounds *bounds, struct frame *out, int max,
+		      struct walk_stats *st);
+/* Stage 2: name the native frames left unnamed by stage 1. */
+void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n);
+
+#endif

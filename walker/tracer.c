@@ -1,0 +1,383 @@
+/* tracer.c — ptrace mechanics: seize, interrupt, event pump, resume, detach. */
+#include "tracer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/clock.h"
+#include "../util/xalloc.h"
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+static struct tthread *find(struct tracer *tr, pid_t tid)
+{
+	uint64_t v;
+	if (!u64map_get(&tr->by_tid, (uint64_t)tid, &v))
+		return NULL;
+	return &tr->threads[v - 1];
+}
+
+static void read_comm(struct tracer *tr, struct tthread *t)
+{
+	char fn[96];
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/comm", (int)tr->pid, (int)t->tid);
+	FILE *f = fopen(fn, "re");
+	t->comm[0] = 0;
+	if (!f)
+		return;
+	if (fgets(t->comm, sizeof(t->comm), f))
+		t->comm[strcspn(t->comm, "\n")] = 0;
+	fclose(f);
+}
+
+static struct tthread *add_thread(struct tracer *tr, pid_t tid)
+{
+	XGROW(tr->threads, tr->cap, tr->n + 1);
+	struct tthread *t = &tr->threads[tr->n];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->state = TS_RUNNING;
+	char fn[96];
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
+	t->stat_fd = open(fn, O_RDONLY | O_CLOEXEC);
+	read_comm(tr, t);
+	u64map_put(&tr->by_tid, (uint64_t)tid, ++tr->n);
+	tr->threads_seen++;
+	return t;
+}
+
+static void mark_gone(struct tthread *t)
+{
+	t->state = TS_GONE;
+	t->interrupting = t->want_sample = false;
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	t->stat_fd = -1;
+}
+
+static int seize(pid_t tid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+		return -errno;
+	return 0;
+}
+
+int tracer_init_signals(struct tracer *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -errno;
+	tr->sigchld_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return tr->sigchld_fd < 0 ? -errno : 0;
+}
+
+void tracer_sleep(struct tracer *tr, uint64_t timeout_ns)
+{
+	struct pollfd p = {.fd = tr->sigchld_fd, .events = POLLIN};
+	struct timespec ts = {(time_t)(timeout_ns / 1000000000ULL), (long)(timeout_ns % 1000000000ULL)};
+	if (ppoll(&p, 1, &ts, NULL) > 0) {
+		struct signalfd_siginfo si[8];
+		while (read(tr->sigchld_fd, si, sizeof(si)) > 0)
+			;
+	}
+}
+
+int tracer_attach(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
+{
+	tr->pid = pid;
+	tr->on_stop = cb;
+	tr->cb_ctx = ctx;
+	u64map_init(&tr->by_tid, 0);
+	int err = seize(pid);
+	if (err)
+		return err;
+	add_thread(tr, pid);
+	tracer_scan_threads(tr);
+	return 0;
+}
+
+void tracer_scan_threads(struct tracer *tr)
+{
+	char fn[64];
+	snprintf(fn, sizeof(fn), "/proc/%d/task", (int)tr->pid);
+	DIR *d = opendir(fn);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		pid_t tid = (pid_t)atoi(e->d_name);
+		struct tthread *t = find(tr, tid);
+		if (t && t->state != TS_GONE)
+			continue;
+		if (seize(tid) != 0)
+			continue;
+		if (t) {
+			/* the kernel reused the tid of a thread that exited */
+			void *user = t->user;
+			size_t idx = (size_t)(t - tr->threads);
+			memset(t, 0, sizeof(*t));
+			t->tid = tid;
+			t->user = user;
+			t->state = TS_RUNNING;
+			char sfn[96];
+			snprintf(sfn, sizeof(sfn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
+			t->stat_fd = open(sfn, O_RDONLY | O_CLOEXEC);
+			read_comm(tr, &tr->threads[idx]);
+			tr->threads_seen++;
+		} else {
+			add_thread(tr, tid);
+		}
+	}
+	closedir(d);
+}
+
+char tthread_proc_state(struct tthread *t)
+{
+	if (t->stat_fd < 0)
+		return 0;
+	char buf[512];
+	ssize_t n = pread(t->stat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "tid (comm) S ..." — comm may contain spaces and parentheses: use the last ')' */
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return 0;
+	return p[2];
+}
+
+bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now)
+{
+	(void)tr;
+	if (t->state == TS_GONE || t->want_sample)
+		return false;
+	if (t->state == TS_GROUP_STOPPED)
+		return false; /* not running: nothing to sample */
+	if (!t->interrupting) {
+		if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0) {
+			if (errno == ESRCH)
+				return false; /* exiting; the pump will reap it */
+			return false;
+		}
+		t->interrupting = true;
+	}
+	t->want_sample = true;
+	t->interrupt_ns = now;
+	return true;
+}
+
+static void cont(struct tthread *t, int sig)
+{
+	if (ptrace(PTRACE_CONT, t->tid, NULL, (void *)(long)sig) == 0)
+		t->state = TS_RUNNING;
+	else if (errno == ESRCH)
+		t->state = TS_RUNNING; /* killed while stopped; its exit is reported next */
+}
+
+void tracer_resume(struct tracer *tr, struct tthread *t)
+{
+	(void)tr;
+	if (t->state != TS_STOPPED)
+		return;
+	if (t->in_group_stop) {
+		if (ptrace(PTRACE_LISTEN, t->tid, NULL, NULL) == 0)
+			t->state = TS_GROUP_STOPPED;
+		else
+			t->state = TS_RUNNING;
+		return;
+	}
+	int sig = t->stop_sig;
+	t->stop_sig = 0;
+	cont(t, sig);
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void handle_status(struct tracer *tr, pid_t tid, int status)
+{
+	struct tthread *t = find(tr, tid);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (t)
+			mark_gone(t);
+		if (tid == tr->pid) {
+			tr->leader_exited = true;
+			tr->exit_status = status;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(status) || !t)
+		return;
+	int sig = WSTOPSIG(status);
+	int event = (unsigned)status >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		/* our interrupt (SIGTRAP) or a group-stop (stop signal) */
+		t->interrupting = false;
+		t->state = TS_STOPPED;
+		t->in_group_stop = is_stop_signal(sig);
+		if (t->in_group_stop)
+			tr->group_stops++;
+		t->stop_sig = 0;
+		if (t->want_sample) {
+			t->want_sample = false;
+			if (tr->on_stop)
+				tr->on_stop(tr->cb_ctx, t);
+		}
+		if (t->state == TS_STOPPED)
+			tracer_resume(tr, t);
+		return;
+	}
+	if (event != 0) {
+		/* no other ptrace events are enabled; resume whatever it was */
+		t->state = TS_STOPPED;
+		t->in_group_stop = false;
+		t->stop_sig = 0;
+		tracer_resume(tr, t);
+		return;
+	}
+	/* signal-delivery-stop: the target's own signal, passed on untouched. A pending interrupt
+	 * still fires afterwards. */
+	tr->signals_forwarded++;
+	t->state = TS_STOPPED;
+	t->in_group_stop = false;
+	t->stop_sig = sig;
+	tracer_resume(tr, t);
+}
+
+int tracer_pump(struct tracer *tr)
+{
+	int handled = 0;
+	for (;;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
+		if (tid <= 0)
+			break;
+		handle_status(tr, tid, status);
+		handled++;
+	}
+	return handled;
+}
+
+void tracer_wait_thread(struct tracer *tr, struct tthread *t, uint64_t timeout_ns)
+{
+	uint64_t deadline = now_ns() + timeout_ns;
+	size_t idx = (size_t)(t - tr->threads);
+	while (tr->threads[idx].state != TS_GONE &&
+	       (tr->threads[idx].want_sample || tr->threads[idx].interrupting)) {
+		int status;
+		pid_t tid = waitpid(tr->threads[idx].tid, &status, WNOHANG | __WALL);
+		if (tid > 0) {
+			handle_status(tr, tid, status);
+			continue;
+		}
+		if (tid < 0 && errno == ECHILD) {
+			mark_gone(&tr->threads[idx]);
+			break;
+		}
+		uint64_t now = now_ns();
+		if (now >= deadline)
+			break;
+		tracer_sleep(tr, deadline - now);
+	}
+	/* events of other threads that queued meanwhile */
+	tracer_pump(tr);
+}
+
+void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		struct tthread *t = &tr->threads[i];
+		if (t->state == TS_GONE)
+			continue;
+		t->want_sample = false;
+		if (t->state == TS_RUNNING && !t->interrupting) {
+			if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0) {
+				mark_gone(t);
+				continue;
+			}
+			t->interrupting = true;
+		}
+	}
+	uint64_t deadline = now_ns() + timeout_ns;
+	for (;;) {
+		bool pending = false;
+		for (size_t i = 0; i < tr->n; i++) {
+			struct tthread *t = &tr->threads[i];
+			if (t->state == TS_GONE)
+				continue;
+			int status;
+			pid_t got = waitpid(t->tid, &status, WNOHANG | __WALL);
+			if (got == t->tid && WIFSTOPPED(status)) {
+				int sig = WSTOPSIG(status);
+				int event = (unsigned)status >> 16;
+				int inject = 0;
+				if (event == 0)
+					inject = sig; /* a signal on its way: hand it over with the detach */
+				ptrace(PTRACE_DETACH, t->tid, NULL, (void *)(long)inject);
+				mark_gone(t);
+				continue;
+			}
+			if (got == t->tid || (got < 0 && errno == ECHILD)) {
+				mark_gone(t);
+				continue;
+			}
+			if (t->state == TS_GROUP_STOPPED) {
+				/* listening in a group-stop: it counts as stopped for PTRACE_DETACH */
+				if (ptrace(PTRACE_DETACH, t->tid, NULL, NULL) == 0 || errno == ESRCH) {
+					mark_gone(t);
+					continue;
+				}
+			}
+			pending = true;
+		}
+		uint64_t now = now_ns();
+		if (!pending || now >= deadline)
+			break;
+		tracer_sleep(tr, deadline - now < 1000000 ? deadline - now : 1000000);
+	}
+	/* Threads that never stopped (uninterruptible sleep) are released by the kernel when this
+	 * process exits: ptrace detaches all tracees of an exiting tracer and they run on. */
+}
+
+void tracer_free(struct tracer *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->threads[i].stat_fd >= 0)
+			close(tr->threads[i].stat_fd);
+	free(tr->threads);
+	u64map_free(&tr->by_tid);
+	if (tr->sigchld_fd > 0)
+		close(tr->sigchld_fd);
+	memset(tr, 0, sizeof(*tr));
+}
+
+bool tracer_alive(const struct tracer *tr)
+{
+	if (tr->leader_exited)
+		return false;
+	for (size_t i = 0; i < tr->n; i++)
+		if (tr->threads[i].state != TS_GONE)
+			return true;
+	return false;
+}

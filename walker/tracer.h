@@ -1,0 +1,75 @@
+/* tracer.h — ptrace control of a target's threads without harming it: PTRACE_SEIZE (no SIGSTOP),
+ * PTRACE_INTERRUPT to stop one thread for a sample, and an event pump that re-injects the target's
+ * own signals, honours group-stops (PTRACE_LISTEN) and notices threads that come and go. If v8walk
+ * dies, the kernel detaches every thread and they run on. */
+#ifndef V8WALK_TRACER_H
+#define V8WALK_TRACER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../util/u64map.h"
+
+enum tstate {
+	TS_RUNNING,       /* seized, running */
+	TS_STOPPED,       /* in a ptrace-stop that we are holding */
+	TS_GROUP_STOPPED, /* stopped by SIGSTOP & co.; left in PTRACE_LISTEN */
+	TS_GONE,
+};
+
+struct tthread {
+	pid_t tid;
+	int stat_fd;          /* /proc/PID/task/TID/stat, kept open */
+	enum tstate state;
+	bool interrupting;    /* PTRACE_INTERRUPT sent, stop not yet seen */
+	bool want_sample;     /* sample it when the stop arrives */
+	int stop_sig;         /* signal to re-inject when resuming from a signal-delivery-stop */
+	bool in_group_stop;   /* the current stop is a group-stop */
+	uint64_t interrupt_ns;
+	char comm[17];
+	void *user;           /* owned by the sampler (per-thread labels etc.) */
+};
+
+/* Called when a thread we wanted to sample is stopped; it must not resume the thread. */
+typedef void (*tracer_stop_cb)(void *ctx, struct tthread *t);
+
+struct tracer {
+	pid_t pid;
+	struct tthread *threads;
+	size_t n, cap;
+	struct u64map by_tid; /* tid → index + 1 */
+	bool leader_exited;   /* the whole process is gone */
+	int exit_status;      /* wait status of the thread-group leader, when it was ours to reap */
+	int sigchld_fd;       /* signalfd for SIGCHLD: wakes waits without polling */
+	tracer_stop_cb on_stop;
+	void *cb_ctx;
+	unsigned long signals_forwarded, group_stops, threads_seen;
+};
+
+/* Block SIGCHLD and route it to a signalfd; call before starting or attaching to a target. */
+int tracer_init_signals(struct tracer *tr);
+/* Seize the thread-group leader first: its errno tells why attaching is refused. Returns 0 or
+ * -errno. Then tracer_scan_threads seizes the others. */
+int tracer_attach(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx);
+/* Seize threads that appeared since the last scan; forget ones that vanished. */
+void tracer_scan_threads(struct tracer *tr);
+/* Ask a running thread to stop for a sample (asynchronous: the stop is delivered by the pump). */
+bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now);
+/* Collect all pending wait events (non-blocking); returns the number handled. */
+int tracer_pump(struct tracer *tr);
+/* Sleep until a child event arrives or timeout_ns passes. */
+void tracer_sleep(struct tracer *tr, uint64_t timeout_ns);
+/* Wait up to timeout_ns for a specific thread's requested stop to be handled. */
+void tracer_wait_thread(struct tracer *tr, struct tthread *t, uint64_t timeout_ns);
+/* Resume a thread we hold stopped. */
+void tracer_resume(struct tracer *tr, struct tthread *t);
+/* Detach from every thread (each is stopped briefly first, as PTRACE_DETACH requires). */
+void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns);
+void tracer_free(struct tracer *tr);
+/* Thread state letter from /proc (R, S, D, …) or 0 if unreadable. */
+char tthread_proc_state(struct tthread *t);
+/* Is the process still there? */
+bool tracer_alive(const struct tracer *tr);
+
+#endif

@@ -1,0 +1,106 @@
+/* unwind.c — one frame at a time: CFI when the PC's module has an FDE for it, else one
+ * frame-pointer step (pc = [fp+8], sp = fp+16, fp = [fp]). Transitions need no special casing:
+ * a V8 EntryFrame's saved fp and return address lead into C++ with CFI, and C++ called from an
+ * exit frame returns into a builtin (no FDE), where the rbp that CFI restored continues the chain. */
+#include "unwind.h"
+
+#include <string.h>
+
+enum { CFI_CACHE_RULES = 1 << 16 };
+
+void unwinder_init(struct unwinder *u, struct addrspace *as)
+{
+	memset(u, 0, sizeof(*u));
+	u->as = as;
+	cfi_cache_init(&u->cfi, CFI_CACHE_RULES);
+}
+
+void unwinder_free(struct unwinder *u)
+{
+	cfi_cache_free(&u->cfi);
+}
+
+static bool in_bounds(const struct stack_bounds *b, uint64_t addr)
+{
+	return addr >= b->lo && addr < b->hi;
+}
+
+static enum cfi_result try_cfi(struct unwinder *u, uint64_t pc, bool exact, const struct regset *in,
+			       struct regset *out, struct memsrc *mem, bool *signal)
+{
+	struct addr_info ai;
+	if (!addrspace_lookup(u->as, pc, &ai) || !ai.mod || !ai.vaddr_ok)
+		return CFI_NO_FDE;
+	struct elf_image *img = addrspace_image(u->as, ai.mod);
+	if (!img)
+		return CFI_NO_FDE;
+	uint64_t lookup = exact ? ai.vaddr : ai.vaddr - 1;
+	return cfi_step(&u->cfi, img, lookup, in, out, mem, signal);
+}
+
+int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *mem,
+		 const struct stack_bounds *bounds, struct raw_frame *out, int max,
+		 enum unwind_end *end)
+{
+	struct regset cur = *regs;
+	uint8_t how = FRAME_TOP;
+	int n = 0;
+	*end = UNWIND_MAX_DEPTH;
+	while (n < max) {
+		if (!reg_ok(&cur, DW_RIP) || !reg_ok(&cur, DW_RSP) || cur.r[DW_RIP] == 0) {
+			*end = n ? UNWIND_FP_END : UNWIND_BROKEN;
+			break;
+		}
+		out[n] = (struct raw_frame){.pc = cur.r[DW_RIP], .sp = cur.r[DW_RSP],
+					    .fp = cur.r[DW_RBP], .how = how,
+					    .fp_ok = reg_ok(&cur, DW_RBP)};
+		n++;
+		bool exact = how == FRAME_TOP || how == FRAME_SIGNAL_RESUME;
+		struct regset next;
+		bool signal = false;
+		enum cfi_result r = try_cfi(u, cur.r[DW_RIP], exact, &cur, &next, mem, &signal);
+		if (r == CFI_END) {
+			*end = UNWIND_COMPLETE;
+			break;
+		}
+		if (r == CFI_OK) {
+			how = signal ? FRAME_SIGNAL_RESUME : FRAME_CFI;
+		} else if (r == CFI_NO_FDE) {
+			/* frame-pointer step */
+			uint64_t fp = cur.r[DW_RBP], saved[2];
+			if (!reg_ok(&cur, DW_RBP) || fp == 0) {
+				*end = UNWIND_FP_END;
+				break;
+			}
+			if ((fp & 7) || fp < cur.r[DW_RSP] || !in_bounds(bounds, fp) ||
+			    !mem_read(mem, fp, saved, sizeof(saved))) {
+				*end = UNWIND_BROKEN;
+				break;
+			}
+			memset(&next, 0, sizeof(next));
+			next.fs_base = cur.fs_base;
+			reg_set(&next, DW_RBP, saved[0]);
+			reg_set(&next, DW_RIP, saved[1]);
+			reg_set(&next, DW_RSP, fp + 16);
+			how = FRAME_FP;
+			if (saved[1] == 0) {
+				*end = UNWIND_FP_END;
+				break;
+			}
+		} else {
+			*end = UNWIND_BROKEN;
+			break;
+		}
+		/* the stack must unwind toward its base; a signal frame may jump elsewhere */
+		if (!signal && next.r[DW_RSP] <= cur.r[DW_RSP]) {
+			*end = UNWIND_BROKEN;
+			break;
+		}
+		if (!signal && !in_bounds(bounds, next.r[DW_RSP] - 1)) {
+			*end = UNWIND_FP_END;
+			break;
+		}
+		cur = next;
+	}
+	return n;
+}
