@@ -110,69 +110,90 @@ static bool is_descendant(pid_t pid)
 	return false;
 }
 
-void diagnose_access(pid_t pid, int err, struct strbuf *out)
+void gather_access_facts(pid_t pid, int err, struct access_facts *f)
 {
-	char who[32], v[128], comm[64];
+	char who[32], v[128];
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+	f->err = err;
 	snprintf(who, sizeof(who), "%d", (int)pid);
-	process_comm(pid, comm, sizeof(comm));
-	if (err == ESRCH || !process_exists(pid)) {
-		sb_printf(out, "process %d exited", (int)pid);
+	process_comm(pid, f->comm, sizeof(f->comm));
+	f->exists = process_exists(pid);
+	if (status_field(who, "TracerPid", v, sizeof(v)))
+		f->tracer = (pid_t)atoi(v);
+	if (f->tracer)
+		process_comm(f->tracer, f->tracer_comm, sizeof(f->tracer_comm));
+	f->cap_sys_ptrace = have_cap_sys_ptrace();
+	f->yama_scope = yama_scope();
+	f->target_uid = status_field(who, "Uid", v, sizeof(v)) ? (long)strtoul(v, NULL, 10) : -1;
+	f->our_uid = (long)geteuid();
+	f->descendant = is_descendant(pid);
+	f->container = in_container();
+}
+
+void explain_access(const struct access_facts *f, struct strbuf *out)
+{
+	int pid = (int)f->pid;
+	const char *comm = f->comm;
+	if (f->err == ESRCH || !f->exists) {
+		sb_printf(out, "process %d exited", pid);
 		return;
 	}
-	if (status_field(who, "TracerPid", v, sizeof(v)) && atoi(v) != 0) {
-		char tcomm[64];
-		process_comm((pid_t)atoi(v), tcomm, sizeof(tcomm));
+	if (f->tracer) {
 		sb_printf(out,
-			  "process %d (%s) is already traced by process %s (%s), a debugger or another "
+			  "process %d (%s) is already traced by process %d (%s), a debugger or another "
 			  "profiler; only one tracer is allowed: detach it first",
-			  (int)pid, comm, v, tcomm);
+			  pid, comm, (int)f->tracer, f->tracer_comm);
 		return;
 	}
-	bool cap = have_cap_sys_ptrace();
-	int scope = yama_scope();
-	if (!cap && scope == 3) {
+	bool cap = f->cap_sys_ptrace;
+	if (!cap && f->yama_scope == 3) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 3, which forbids "
 			  "ptrace for everyone until reboot",
-			  (int)pid, comm);
+			  pid, comm);
 		return;
 	}
-	if (!cap && scope == 2) {
+	if (!cap && f->yama_scope == 2) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 2 (admin only); "
 			  "run v8walk as root or with CAP_SYS_PTRACE",
-			  (int)pid, comm);
+			  pid, comm);
 		return;
 	}
-	uid_t target_uid = (uid_t)-1;
-	if (status_field(who, "Uid", v, sizeof(v)))
-		target_uid = (uid_t)strtoul(v, NULL, 10);
-	if (!cap && target_uid != (uid_t)-1 && target_uid != geteuid()) {
+	if (!cap && f->target_uid >= 0 && f->target_uid != f->our_uid) {
 		sb_printf(out,
-			  "cannot trace process %d (%s): it belongs to uid %u and v8walk runs as uid %u "
+			  "cannot trace process %d (%s): it belongs to uid %ld and v8walk runs as uid %ld "
 			  "without CAP_SYS_PTRACE; run it as that user, or with sudo",
-			  (int)pid, comm, (unsigned)target_uid, (unsigned)geteuid());
+			  pid, comm, f->target_uid, f->our_uid);
 		return;
 	}
-	if (!cap && scope == 1 && !is_descendant(pid)) {
+	if (!cap && f->yama_scope == 1 && !f->descendant) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 1, which only lets "
 			  "you trace your own children; run v8walk with sudo (or CAP_SYS_PTRACE), or "
 			  "set `sysctl kernel.yama.ptrace_scope=0`",
-			  (int)pid, comm);
+			  pid, comm);
 		return;
 	}
-	if (!cap && in_container()) {
+	if (!cap && f->container) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): v8walk runs in a container without "
 			  "CAP_SYS_PTRACE; start it with `--cap-add SYS_PTRACE` (Kubernetes: "
 			  "securityContext.capabilities.add: [SYS_PTRACE])",
-			  (int)pid, comm);
+			  pid, comm);
 		return;
 	}
 	sb_printf(out,
 		  "cannot trace process %d (%s): the kernel refused (%s); the process may be "
 		  "non-dumpable (setuid, file capabilities or prctl PR_SET_DUMPABLE 0), or a "
 		  "seccomp/LSM policy forbids ptrace%s",
-		  (int)pid, comm, strerror(err), cap ? "" : "; running as root may help");
+		  pid, comm, strerror(f->err), cap ? "" : "; running as root may help");
+}
+
+void diagnose_access(pid_t pid, int err, struct strbuf *out)
+{
+	struct access_facts f;
+	gather_access_facts(pid, err, &f);
+	explain_access(&f, out);
 }

@@ -1,0 +1,137 @@
+// harness.js — shared helpers for the end-to-end tests: start fixtures under the node being tested,
+// run the real v8walk binary against them, parse its output, and check the target's health.
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
+const NODE = process.env.NODE_UNDER_TEST || process.execPath;
+const FIXTURES = path.join(ROOT, 'fixtures');
+
+function nodeVersion() {
+  return spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+}
+
+// Start a fixture; resolves once it printed its {"ready": true, …} line.
+function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
+  const child = spawn(NODE, [...nodeArgs, path.join(FIXTURES, name), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+    cwd,
+  });
+  const rl = readline.createInterface({ input: child.stdout });
+  const waiters = [];
+  const messages = [];
+  rl.on('line', (line) => {
+    let msg;
+    try { msg = JSON.parse(line); } catch { return; }
+    messages.push(msg);
+    for (const w of waiters.splice(0)) w();
+  });
+  const next = (pred, ms = 30000) => new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`fixture ${name}: timed out waiting`)), ms);
+    const check = () => {
+      const i = messages.findIndex(pred);
+      if (i >= 0) { clearTimeout(t); resolve(messages.splice(i, 1)[0]); } else waiters.push(check);
+    };
+    child.once('exit', (code, sig) => { clearTimeout(t); reject(new Error(`fixture ${name} exited (${code ?? sig})`)); });
+    check();
+  });
+  let seq = 0;
+  const fixture = {
+    child,
+    pid: child.pid,
+    ready: null,
+    next,
+    // Does the target still answer? (resolves true/false within ms)
+    async ping(ms = 5000) {
+      const k = ++seq;
+      if (child.exitCode !== null || child.signalCode !== null) return false;
+      child.stdin.write(`ping ${k}\n`);
+      try { await next((m) => m.pong === k, ms); return true; } catch { return false; }
+    },
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+  return next((m) => m.ready).then((r) => { fixture.ready = r; return fixture; });
+}
+
+// Run v8walk to completion. Returns {code, signal, stdout, stderr}.
+function runV8walk(args, { timeoutMs = 120000, env = {}, uid } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(V8WALK, args, { env: { ...process.env, ...env }, uid, gid: uid });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => { clearTimeout(t); resolve({ code, signal, stdout, stderr, child }); });
+  });
+}
+
+// Start v8walk and hand back the child (for signal tests).
+function startV8walk(args) {
+  const child = spawn(V8WALK, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '', stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+// Folded output → [{frames: [...root first], count}]
+function parseFolded(text) {
+  return text.split('\n').filter(Boolean).map((line) => {
+    const m = /^(.*) (\d+)$/.exec(line);
+    if (!m) throw new Error(`not a folded line: ${JSON.stringify(line)}`);
+    return { frames: m[1].split(';'), count: Number(m[2]) };
+  });
+}
+
+// "name (file:line)_[j]" → {name, file, line, tag}
+function parseJsFrame(f) {
+  const m = /^(.*) \((.*):(\d+)\)_\[([ji])\]$/.exec(f);
+  if (m) return { name: m[1], file: m[2], line: Number(m[3]), tag: m[4] };
+  const n = /^(.*)_\[([ji])\]$/.exec(f);
+  return n ? { name: n[1], file: '', line: 0, tag: n[2] } : null;
+}
+
+// Scheduling state of a process from /proc ("R", "S", "t", …).
+function procState(pid) {
+  try {
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ')[0];
+  } catch { return null; }
+}
+
+// Every thread's state: a target left stopped by v8walk shows 't' or 'T'.
+function threadStates(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map((tid) => procState(`${pid}/task/${tid}`));
+  } catch { return []; }
+}
+
+function tracerPid(pid) {
+  const m = /TracerPid:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : -1;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Does the chain [a, b, c] (names, root → leaf) occur contiguously among JS frames?
+function hasChain(frames, chain) {
+  const js = frames.map(parseJsFrame).filter(Boolean);
+  for (let i = 0; i + chain.length <= js.length; i++) {
+    if (chain.every((c, k) => js[i + k].name === c.name && (!c.file || js[i + k].file === c.file)
+      && (!c.line || js[i + k].line === c.line))) return true;
+  }
+  return false;
+}
+
+module.exports = {
+  ROOT, V8WALK, NODE, FIXTURES, nodeVersion, startFixture, runV8walk, startV8walk, parseFolded,
+  parseJsFrame, procState, threadStates, tracerPid, sleep, hasChain,
+};

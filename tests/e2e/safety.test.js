@@ -1,0 +1,96 @@
+// safety.test.js — the target comes first: whatever happens around a sample (threads coming and
+// going, the target's own signals, SIGSTOP, the target exiting, v8walk interrupted or killed),
+// the target keeps running normally and is never left stopped or traced.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const h = require('./harness');
+
+async function assertHealthy(fx) {
+  assert.ok(await fx.ping(), 'target answers');
+  for (let i = 0; i < 50 && h.tracerPid(fx.pid) !== 0; i++) await h.sleep(20);
+  assert.strictEqual(h.tracerPid(fx.pid), 0, 'no tracer left attached');
+  const states = h.threadStates(fx.pid);
+  assert.ok(states.every((s) => s !== 't' && s !== 'T'), `thread states ${states}`);
+}
+
+test('threads that start and exit during the run are handled', async (t) => {
+  const fx = await h.startFixture('churn.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '499', '--duration', '3']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const threads = Number(/(\d+) threads seen/.exec(r.stderr)[1]);
+  assert.ok(threads > 10, `saw ${threads} threads come and go`);
+  await assertHealthy(fx);
+});
+
+test("the target's own signals arrive while it is sampled", async (t) => {
+  const fx = await h.startFixture('churn.js');
+  t.after(() => fx.stop());
+  const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--rate', '999', '--duration', '3']);
+  await h.sleep(500);
+  const N = 40;
+  for (let i = 0; i < N; i++) { process.kill(fx.pid, 'SIGUSR2'); await h.sleep(25); }
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  fx.child.stdin.write('ping 777\n');
+  const pong = await fx.next((m) => m.pong === 777);
+  assert.strictEqual(pong.signals, N, 'every SIGUSR2 was delivered to the target');
+  await assertHealthy(fx);
+});
+
+test('SIGSTOP and SIGCONT of the target during sampling', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
+  await h.sleep(700);
+  process.kill(fx.pid, 'SIGSTOP');
+  await h.sleep(800);
+  // stopped as the user asked: 'T', or 't' while a tracer is attached (a group-stop under ptrace)
+  assert.match(h.procState(fx.pid), /^[tT]$/);
+  process.kill(fx.pid, 'SIGCONT');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.ok(h.parseFolded(r.stdout).length > 0);
+  await assertHealthy(fx);
+});
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  test(`${sig} ends sampling, writes the profile and detaches`, async (t) => {
+    const fx = await h.startFixture('chain.js');
+    t.after(() => fx.stop());
+    const run = h.startV8walk(['--pid', String(fx.pid), '--raw']);
+    await h.sleep(1500);
+    run.child.kill(sig);
+    const r = await run.done;
+    assert.strictEqual(r.code, 0, r.stderr);
+    const stacks = h.parseFolded(r.stdout);
+    assert.ok(stacks.reduce((a, s) => a + s.count, 0) > 50);
+    assert.match(r.stderr, /samples in/);
+    await assertHealthy(fx);
+  });
+}
+
+test('v8walk killed with SIGKILL at any moment leaves the target running', async (t) => {
+  const fx = await h.startFixture('churn.js');
+  t.after(() => fx.stop());
+  for (let round = 0; round < 5; round++) {
+    const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--rate', '2000']);
+    await h.sleep(300 + round * 137);
+    run.child.kill('SIGKILL');
+    await run.done;
+    await assertHealthy(fx);
+  }
+});
+
+test('the target exiting during sampling ends the run cleanly', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '30']);
+  await h.sleep(1000);
+  fx.child.stdin.write('exit\n');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, /the target exited \(status 0\)/);
+  assert.ok(h.parseFolded(r.stdout).length > 0, 'the samples taken are written');
+});

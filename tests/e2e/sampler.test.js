@@ -1,0 +1,119 @@
+// sampler.test.js — the live sampler against real node processes: names, files and definition
+// lines of a known chain compared with what the process reports, worker threads, output formats,
+// and the target's health afterwards.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const h = require('./harness');
+
+test('hot chain outer → middle → leaf is named from the heap in most hot samples', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const truth = fx.ready;
+  // ground truth from the process: Error.stack taken inside leaf, and its own definition lines
+  const [leafF, middleF, outerF] = truth.frames;
+  assert.deepStrictEqual([leafF.name, middleF.name, outerF.name], ['leaf', 'middle', 'outer']);
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const total = stacks.reduce((a, s) => a + s.count, 0);
+  assert.ok(total >= 100, `expected ~300 samples at 99 Hz for 3 s, got ${total}`);
+  const chain = ['outer', 'middle', 'leaf'].map((name) => ({
+    name, file: truth.file, line: truth.defLines[name],
+  }));
+  // samples that land in the hot code: the leaf-most JS frame is leaf
+  let hot = 0, good = 0;
+  for (const s of stacks) {
+    const js = s.frames.map(h.parseJsFrame).filter(Boolean);
+    if (!js.length || js[js.length - 1].name !== 'leaf') continue;
+    hot += s.count;
+    if (h.hasChain(s.frames, chain)) good += s.count;
+  }
+  assert.ok(hot >= total * 0.5, `only ${hot}/${total} samples in leaf`);
+  assert.ok(good >= hot * 0.95, `chain with names, file and lines in ${good}/${hot} hot samples\n${r.stdout.slice(0, 3000)}`);
+  // every root is "comm (pid)" then "label (tid)", never a bare number
+  for (const s of stacks) {
+    assert.match(s.frames[0], / \(\d+\)$/);
+    assert.match(s.frames[1], / \(\d+\)$/);
+  }
+  assert.ok(await fx.ping(), 'target answers after sampling');
+  assert.ok(h.threadStates(fx.pid).every((st) => st !== 't' && st !== 'T'), 'no thread left stopped');
+  assert.strictEqual(h.tracerPid(fx.pid), 0, 'no tracer left attached');
+});
+
+test('mixed native and JS frames: libuv below, JS entry in between', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const withLeaf = stacks.filter((s) => s.frames.some((f) => f.startsWith('leaf (')));
+  assert.ok(withLeaf.length > 0);
+  for (const s of withLeaf) {
+    const i = s.frames.indexOf('uv_run');
+    const e = s.frames.indexOf('Builtins_JSEntry');
+    const j = s.frames.findIndex((f) => f.startsWith('outer ('));
+    assert.ok(i > 0 && e > i && j > e, `uv_run < JSEntry < outer in ${s.frames.join(';')}`);
+    assert.ok(s.frames.includes('node::Start') || s.frames.some((f) => f.startsWith('node::')),
+      'node C++ frames present');
+  }
+});
+
+test('worker_threads: JS in a worker is named too', async (t) => {
+  const fx = await h.startFixture('workers.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const file = fx.ready.file;
+  let workerHot = 0;
+  const threads = new Set();
+  for (const s of stacks) {
+    if (!s.frames.some((f) => f.startsWith('workerLeaf ('))) continue;
+    const tid = /\((\d+)\)$/.exec(s.frames[1])[1];
+    assert.notStrictEqual(Number(tid), fx.pid, 'worker JS is not on the main thread');
+    assert.ok(h.hasChain(s.frames, [
+      { name: 'workerOuter', file }, { name: 'workerLeaf', file },
+    ]), s.frames.join(';'));
+    threads.add(tid);
+    workerHot += s.count;
+  }
+  assert.ok(workerHot >= 50, `worker samples: ${workerHot}`);
+  assert.strictEqual(threads.size, fx.ready.workers, `samples from ${[...threads]}`);
+  assert.ok(await fx.ping());
+});
+
+test('--text prints an indented tree with counts and percentages', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--text', '--duration', '1']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const lines = r.stdout.split('\n').filter(Boolean);
+  assert.match(lines[0], /SAMPLES\s+PERCENT\s+FRAME/);
+  const rows = lines.slice(1).map((l) => /^\s*(\d+)\s+([\d.]+)%  ( *)(.*)$/.exec(l));
+  assert.ok(rows.every(Boolean), 'every line is COUNT PERCENT FRAME');
+  assert.match(rows[0][4], /^node \(\d+\)$|\(\d+\)$/);
+  assert.strictEqual(rows[0][2], '100.00');
+  // a child never has more samples than its parent
+  const stack = [];
+  for (const [, count, , indent] of rows) {
+    const depth = indent.length / 2;
+    stack.length = depth;
+    if (depth > 0) assert.ok(Number(count) <= stack[depth - 1]);
+    stack[depth] = Number(count);
+  }
+  assert.ok(rows.some((m) => /^leaf \(.*chain\.js:\d+\)$/.test(m[4])), 'leaf shown with file:line');
+  assert.match(r.stderr, /samples in [\d.]+ s \([\d.]+\/s/);
+});
+
+test('-o writes the profile to a file and stdout stays empty', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const out = require('node:path').join(require('node:os').tmpdir(), `v8walk-${process.pid}.folded`);
+  t.after(() => require('node:fs').rmSync(out, { force: true }));
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '-d', '1', '-o', out]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, '');
+  const stacks = h.parseFolded(require('node:fs').readFileSync(out, 'utf8'));
+  assert.ok(stacks.length > 0);
+});

@@ -1,0 +1,135 @@
+/* test_cfi.c — native unwinding by CFI on real code: this test binary unwinds its own live stack
+ * (from registers captured in a known function, and from inside a signal handler through glibc's
+ * signal trampoline), through the same unwinder, address space and memory source as a live target.
+ * The walk runs while the captured frames are still on the stack. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../symtab/native_names.h"
+#include "../../walker/memsrc_live.h"
+#include "../../walker/unwind.h"
+
+struct walk {
+	struct addrspace as;
+	struct memsrc_live mem;
+	struct unwinder u;
+	struct intern names;
+	struct native_names nn;
+	struct raw_frame raw[128];
+	int n;
+	enum unwind_end end;
+};
+
+static void walk_self(struct walk *w, const struct regset *regs)
+{
+	addrspace_init(&w->as, getpid(), "");
+	cr_assert_eq(addrspace_load_proc(&w->as), 0);
+	memsrc_live_init(&w->mem, getpid());
+	unwinder_init(&w->u, &w->as);
+	intern_init(&w->names);
+	native_names_init(&w->nn, &w->as, &w->names, false);
+	const struct mapping *m = maps_find(&w->as.maps, regs->r[DW_RSP]);
+	cr_assert_not_null(m);
+	struct stack_bounds b = {m->start, m->end};
+	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
+}
+
+static const char *name_at(struct walk *w, int i)
+{
+	uint32_t file;
+	uint64_t off;
+	bool ret = w->raw[i].how != FRAME_TOP && w->raw[i].how != FRAME_SIGNAL_RESUME;
+	return intern_get(&w->names, native_name(&w->nn, w->raw[i].pc, ret, &file, &off));
+}
+
+static int find(struct walk *w, const char *name)
+{
+	for (int i = 0; i < w->n; i++)
+		if (strcmp(name_at(w, i), name) == 0)
+			return i;
+	return -1;
+}
+
+static void walk_free(struct walk *w)
+{
+	native_names_free(&w->nn);
+	intern_free(&w->names);
+	unwinder_free(&w->u);
+	memsrc_live_close(&w->mem);
+	addrspace_free(&w->as);
+}
+
+static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
+{
+	uint64_t rip, rsp, rbp;
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
+	struct regset regs;
+	memset(&regs, 0, sizeof(regs));
+	reg_set(&regs, DW_RIP, rip);
+	reg_set(&regs, DW_RSP, rsp);
+	reg_set(&regs, DW_RBP, rbp);
+	walk_self(w, &regs);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void middle_fn(struct walk *w)
+{
+	capture_and_walk(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void outer_fn(struct walk *w)
+{
+	middle_fn(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi, unwinds_own_stack_to_the_outermost_frame)
+{
+	static struct walk w;
+	outer_fn(&w);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the frame whose return address is undefined");
+	int a = find(&w, "capture_and_walk"), b = find(&w, "middle_fn"), d = find(&w, "outer_fn");
+	cr_assert(a == 0 && b == 1 && d == 2, "capture_and_walk=%d middle_fn=%d outer_fn=%d", a, b, d);
+	cr_assert_eq(w.raw[1].how, FRAME_CFI);
+	for (int i = 1; i < w.n; i++)
+		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
+	walk_free(&w);
+}
+
+static struct walk in_handler;
+
+static __attribute__((noinline, noipa)) void on_signal(int sig)
+{
+	(void)sig;
+	capture_and_walk(&in_handler);
+	__asm__ volatile("" ::: "memory"); /* no tail call: keep this frame */
+}
+
+static __attribute__((noinline, noipa)) void raise_from_here(void)
+{
+	raise(SIGUSR1);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi, unwinds_through_a_signal_frame)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise_from_here();
+	struct walk *w = &in_handler;
+	int h = find(w, "on_signal"), r = find(w, "raise_from_here");
+	cr_assert(h == 1, "on_signal at %d", h);
+	cr_assert(r > h, "raise_from_here (%d) found beyond the signal frame", r);
+	bool resumed = false;
+	for (int i = 0; i < w->n; i++)
+		resumed |= w->raw[i].how == FRAME_SIGNAL_RESUME;
+	cr_assert(resumed, "the interrupted state was restored from the signal frame");
+	cr_assert_eq(w->end, UNWIND_COMPLETE);
+	walk_free(w);
+}

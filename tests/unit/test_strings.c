@@ -1,0 +1,184 @@
+/* test_strings.c — V8 string decoding over a synthetic heap: every representation, Latin-1 and
+ * UTF-16 conversion, bounds, cycles, and line tables built from sources. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../v8/scripts.h"
+#include "../../v8/strings.h"
+#include "fake_heap.h"
+
+static struct fake_heap fh;
+static struct strbuf out;
+
+static void setup(void)
+{
+	fh_init(&fh);
+	sb_init(&out);
+}
+
+static void teardown(void)
+{
+	sb_free(&out);
+	fh_free(&fh);
+}
+
+static const char *decode(uint64_t s)
+{
+	sb_reset(&out);
+	if (!v8_string_utf8(&fh.h, s, V8_NAME_MAX_UNITS, &out))
+		return NULL;
+	return out.s ? out.s : "";
+}
+
+TestSuite(strings, .init = setup, .fini = teardown);
+
+Test(strings, sequential_one_byte_is_latin1)
+{
+	cr_assert_str_eq(decode(fh_str1(&fh, "outer")), "outer");
+	/* é in Latin-1 is one byte 0xe9; in UTF-8 it is c3 a9 */
+	cr_assert_str_eq(decode(fh_str1(&fh, "caf\xe9")), "caf\xc3\xa9");
+}
+
+Test(strings, sequential_two_byte_with_surrogates)
+{
+	/* "日本" + U+1F600 (a surrogate pair) */
+	const uint16_t u[] = {0x65e5, 0x672c, 0xd83d, 0xde00};
+	cr_assert_str_eq(decode(fh_str2(&fh, u, 4)), "\xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80");
+	/* a lone high surrogate becomes U+FFFD */
+	const uint16_t lone[] = {'a', 0xd800, 'b'};
+	cr_assert_str_eq(decode(fh_str2(&fh, lone, 3)), "a\xef\xbf\xbd" "b");
+}
+
+Test(strings, cons_thin_sliced)
+{
+	uint64_t a = fh_str1(&fh, "Module.");
+	uint64_t b = fh_str1(&fh, "_compile");
+	uint64_t c = fh_cons(&fh, a, b);
+	cr_assert_str_eq(decode(c), "Module._compile");
+	cr_assert_str_eq(decode(fh_thin(&fh, c)), "Module._compile");
+	cr_assert_str_eq(decode(fh_sliced(&fh, fh_str1(&fh, "xxhelloyy"), 2, 5)), "hello");
+	/* a slice that runs past its parent is refused, not read out of bounds */
+	cr_assert_null(decode(fh_sliced(&fh, fh_str1(&fh, "short"), 3, 10)));
+}
+
+Test(strings, deep_left_leaning_cons)
+{
+	uint64_t s = fh_str1(&fh, "a");
+	for (int i = 0; i < 300; i++)
+		s = fh_cons(&fh, s, fh_str1(&fh, "b"));
+	const char *d = decode(s);
+	cr_assert_not_null(d);
+	cr_assert_eq(strlen(d), 301);
+	cr_assert_eq(d[0], 'a');
+	cr_assert_eq(d[300], 'b');
+}
+
+Test(strings, cyclic_cons_is_refused_not_hung)
+{
+	uint64_t a = fh_str1(&fh, "ab");
+	uint64_t c = fh_cons(&fh, a, a);
+	/* corrupt it into a cycle that never shrinks: first points back at the cons itself */
+	fh_set(&fh, c, 16, c);
+	cr_assert_null(decode(c));
+	/* a cycle through `second` shrinks by first's length each turn: bounded, then decoded */
+	uint64_t d = fh_cons(&fh, a, a);
+	fh_set(&fh, d, 24, d);
+	fh_set32(&fh, d, 12, 10);
+	cr_assert_str_eq(decode(d), "ababababab");
+}
+
+Test(strings, external_cached_and_uncached)
+{
+	cr_assert_str_eq(decode(fh_external(&fh, "node:internal/timers", 20, false, false)),
+			 "node:internal/timers");
+	const uint16_t u[] = {'x', 0x00e9};
+	cr_assert_str_eq(decode(fh_external(&fh, u, 2, true, false)), "x\xc3\xa9");
+	cr_assert_null(decode(fh_external(&fh, "abc", 3, false, true)));
+}
+
+Test(strings, not_a_string)
+{
+	cr_assert_null(decode(fh_obj(&fh, FT_SCRIPT, 64)));
+	cr_assert_null(decode(0x12345678ULL << 32)); /* a Smi */
+	cr_assert_null(decode(0x7777777771ULL));     /* unmapped */
+}
+
+Test(strings, name_length_is_bounded)
+{
+	static char big[5000];
+	memset(big, 'q', sizeof(big) - 1);
+	const char *d = decode(fh_str1(&fh, big));
+	cr_assert_eq(strlen(d), V8_NAME_MAX_UNITS);
+}
+
+static uint64_t script_with_source(uint64_t source)
+{
+	uint64_t s = fh_obj(&fh, FT_SCRIPT, 128);
+	fh_set(&fh, s, 8, source);
+	fh_set(&fh, s, 16, fh_str1(&fh, "/srv/app.js"));
+	fh_set(&fh, s, 56, fh_smi(0)); /* no line_ends computed yet */
+	return s;
+}
+
+Test(strings, line_table_from_source_handles_crlf_cr_and_cons)
+{
+	struct intern names;
+	intern_init(&names);
+	struct script_cache sc;
+	script_cache_init(&sc, &names);
+	/* lines: "ab\r\n" "c\r" "d\n" "efg" (CRLF, lone CR, LF, unterminated last line), split in a cons */
+	uint64_t src = fh_cons(&fh, fh_str1(&fh, "ab\r\nc"), fh_str1(&fh, "\rd\nefg"));
+	struct v8_script *s = script_get(&sc, &fh.h, script_with_source(src));
+	cr_assert_not_null(s);
+	cr_assert_str_eq(intern_get(&names, s->name_id), "/srv/app.js");
+	int32_t line, col;
+	cr_assert(script_position(&sc, &fh.h, s, 1, &line, &col));
+	cr_assert_eq(line, 1);
+	cr_assert_eq(col, 2);
+	cr_assert(script_position(&sc, &fh.h, s, 4, &line, &col)); /* 'c' */
+	cr_assert_eq(line, 2);
+	cr_assert_eq(col, 1);
+	cr_assert(script_position(&sc, &fh.h, s, 6, &line, &col)); /* 'd' after a lone CR */
+	cr_assert_eq(line, 3);
+	cr_assert(script_position(&sc, &fh.h, s, 10, &line, &col)); /* 'g' */
+	cr_assert_eq(line, 4);
+	cr_assert_eq(col, 3);
+	cr_assert_not(script_position(&sc, &fh.h, s, 99, &line, &col));
+	script_cache_free(&sc);
+	intern_free(&names);
+}
+
+Test(strings, line_table_prefers_script_line_ends)
+{
+	struct intern names;
+	intern_init(&names);
+	struct script_cache sc;
+	script_cache_init(&sc, &names);
+	uint64_t script = script_with_source(fh_str1(&fh, "this source is not scanned"));
+	uint64_t le = fh_obj(&fh, FT_FIXED_ARRAY, 16 + 3 * 8);
+	fh_set(&fh, le, 8, fh_smi(3));
+	fh_set(&fh, le, 16, fh_smi(9));
+	fh_set(&fh, le, 24, fh_smi(19));
+	fh_set(&fh, le, 32, fh_smi(29));
+	fh_set(&fh, script, 56, le);
+	struct v8_script *s = script_get(&sc, &fh.h, script);
+	int32_t line, col;
+	cr_assert(script_position(&sc, &fh.h, s, 25, &line, &col));
+	cr_assert_eq(line, 3);
+	cr_assert_eq(col, 6);
+	cr_assert(s->from_line_ends);
+	script_cache_free(&sc);
+	intern_free(&names);
+}
+
+Test(strings, line_table_lookup_edges)
+{
+	const uint32_t ends[] = {4, 9, 12};
+	int32_t line, col;
+	cr_assert(line_table_lookup(ends, 3, 0, &line, &col) && line == 1 && col == 1);
+	cr_assert(line_table_lookup(ends, 3, 4, &line, &col) && line == 1 && col == 5);
+	cr_assert(line_table_lookup(ends, 3, 5, &line, &col) && line == 2 && col == 1);
+	cr_assert(line_table_lookup(ends, 3, 12, &line, &col) && line == 3 && col == 3);
+	cr_assert_not(line_table_lookup(ends, 3, 13, &line, &col));
+	cr_assert_not(line_table_lookup(ends, 3, -1, &line, &col));
+}

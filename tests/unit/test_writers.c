@@ -1,0 +1,156 @@
+/* test_writers.c — the output contract: folded stacks (root first, integer counts, `_[j]` on JS
+ * frames, bare native names, no `;` or newlines inside a frame, roots that never end in a bare
+ * number) and the text tree (counts, percentages, indentation, threshold folding). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cli/profile.h"
+#include "../../cli/write_folded.h"
+#include "../../cli/write_tree.h"
+
+static struct intern strings;
+static struct profile prof;
+static uint32_t proc_label, thread_label;
+
+static void setup(void)
+{
+	intern_init(&strings);
+	profile_init(&prof, &strings, LINES_CURRENT);
+	proc_label = intern_str(&strings, "node (1234)");
+	thread_label = intern_str(&strings, "main (1234)");
+}
+
+static void teardown(void)
+{
+	profile_free(&prof);
+	intern_free(&strings);
+}
+
+static struct frame native(const char *name)
+{
+	struct frame f;
+	memset(&f, 0, sizeof(f));
+	f.kind = FK_NATIVE;
+	f.name = intern_str(&strings, name);
+	f.pc = (uint64_t)random();
+	return f;
+}
+
+static struct frame js(const char *name, const char *file, int line, int def_line)
+{
+	struct frame f;
+	memset(&f, 0, sizeof(f));
+	f.kind = FK_JS;
+	f.name = intern_str(&strings, name);
+	f.file = intern_str(&strings, file);
+	f.line = line;
+	f.def_line = def_line;
+	return f;
+}
+
+/* frames are given leaf first, as the walker produces them */
+static void add(int count, int n, ...)
+{
+	struct frame fr[16];
+	va_list ap;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		fr[i] = va_arg(ap, struct frame);
+	va_end(ap);
+	profile_add_sample(&prof, proc_label, thread_label, fr, n, (uint64_t)count);
+}
+
+static char *render(int folded, double min_pct)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (folded)
+		write_folded(&prof, f);
+	else
+		write_tree(&prof, min_pct, f);
+	fclose(f);
+	return buf;
+}
+
+TestSuite(writers, .init = setup, .fini = teardown);
+
+Test(writers, folded_lines_root_first_with_counts)
+{
+	add(3, 3, js("leaf", "/srv/a.js", 7, 5), js("outer", "/srv/a.js", 20, 18), native("uv_run"));
+	add(2, 3, js("leaf", "/srv/a.js", 7, 5), js("outer", "/srv/a.js", 20, 18), native("uv_run"));
+	add(1, 1, native("epoll_wait"));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "node (1234);main (1234);uv_run;outer (/srv/a.js:20)_[j];leaf (/srv/a.js:7)_[j] 5\n"),
+		  "%s", out);
+	cr_assert(strstr(out, "node (1234);main (1234);epoll_wait 1\n"), "%s", out);
+	/* every line parses as `stack COUNT` with one space and an integer */
+	int lines = 0;
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n"), lines++) {
+		char *sp = strrchr(l, ' ');
+		cr_assert_not_null(sp);
+		cr_assert_eq(strspn(sp + 1, "0123456789"), strlen(sp + 1));
+		cr_assert_neq(l[0], '#', "no comment lines");
+	}
+	cr_assert_eq(lines, 2);
+	free(out);
+}
+
+Test(writers, natives_aggregate_regardless_of_pc)
+{
+	add(1, 1, native("v8::internal::Heap::CollectGarbage"));
+	add(1, 1, native("v8::internal::Heap::CollectGarbage"));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "v8::internal::Heap::CollectGarbage 2\n"), "%s", out);
+	free(out);
+}
+
+Test(writers, unsafe_characters_are_replaced)
+{
+	add(1, 1, js("evil;name\nwith\ttabs", "/srv/x;y.js", 1, 1));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "evil:name with tabs (/srv/x:y.js:1)_[j] 1\n"), "%s", out);
+	free(out);
+}
+
+Test(writers, function_mode_aggregates_by_definition_line)
+{
+	profile_free(&prof);
+	profile_init(&prof, &strings, LINES_FUNCTION);
+	add(1, 1, js("leaf", "/srv/a.js", 7, 5));
+	add(1, 1, js("leaf", "/srv/a.js", 9, 5));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "leaf (/srv/a.js:5)_[j] 2\n"), "%s", out);
+	free(out);
+}
+
+Test(writers, inlined_frames_are_tagged)
+{
+	struct frame f = js("small", "/srv/a.js", 3, 2);
+	f.kind = FK_JS_INLINED;
+	add(1, 2, f, js("big", "/srv/a.js", 10, 9));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "big (/srv/a.js:10)_[j];small (/srv/a.js:3)_[i] 1\n"), "%s", out);
+	free(out);
+}
+
+Test(writers, tree_counts_percentages_and_threshold)
+{
+	add(90, 2, js("hot", "/a.js", 1, 1), native("uv_run"));
+	add(9, 2, js("warm", "/a.js", 2, 2), native("uv_run"));
+	add(1, 2, js("cold", "/a.js", 3, 3), native("uv_run"));
+	char *out = render(0, 5.0);
+	cr_assert(strstr(out, " SAMPLES PERCENT  FRAME\n"), "%s", out);
+	cr_assert(strstr(out, "     100 100.00%  node (1234)\n"), "%s", out);
+	cr_assert(strstr(out, "     100 100.00%      uv_run\n"), "%s", out);
+	cr_assert(strstr(out, "      90  90.00%        hot (/a.js:1)\n"), "%s", out);
+	cr_assert(strstr(out, "       9   9.00%        warm (/a.js:2)\n"), "%s", out);
+	cr_assert(strstr(out, "       1   1.00%        [1 more below 5%]\n"), "%s", out);
+	cr_assert_null(strstr(out, "cold"), "folded below the threshold");
+	/* children sorted by count */
+	cr_assert_lt(strstr(out, "hot ("), strstr(out, "warm ("));
+	cr_assert_null(strstr(out, "_[j]"), "no folded-format suffixes in the tree");
+	free(out);
+}
