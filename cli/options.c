@@ -12,13 +12,18 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: v8walk --pid PID [--text | --raw] [options]\n"
+		"usage: v8walk --pid PID [--text | --raw] [options]   sample a running node\n"
+		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
 		"\n"
 		"Sample a running, unmodified Node.js process and print where its time goes:\n"
 		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
 		"\n"
 		"target:\n"
 		"  -p, --pid PID            the node process to sample\n"
+		"\n"
+		"one-shot:\n"
+		"      --dump               print every thread's mixed stack once (innermost first)\n"
+		"      --json               --dump as JSON (see README for the format)\n"
 		"\n"
 		"output:\n"
 		"      --text               indented call tree (default)\n"
@@ -56,12 +61,14 @@ static bool parse_double(const char *s, double *out)
 
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
-	enum { O_TEXT = 256, O_RAW, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
+	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"raw", no_argument, NULL, O_RAW},
+	    {"dump", no_argument, NULL, O_DUMP},
+	    {"json", no_argument, NULL, O_JSON},
 	    {"output", required_argument, NULL, 'o'},
 	    {"rate", required_argument, NULL, 'r'},
 	    {"duration", required_argument, NULL, 'd'},
@@ -99,6 +106,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		}
 		case O_TEXT: o->format = OUT_TREE; break;
 		case O_RAW: o->format = OUT_FOLDED; break;
+		case O_DUMP: o->mode = MODE_DUMP; break;
+		case O_JSON: o->json = true; break;
 		case 'o': o->output = optarg; break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
@@ -156,6 +165,10 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "v8walk: unexpected argument '%s' (see v8walk --help)\n", argv[optind]);
+		return false;
+	}
+	if (o->json && o->mode != MODE_DUMP) {
+		fprintf(stderr, "v8walk: --json goes with --dump\n");
 		return false;
 	}
 	if (o->function_lines && o->no_lines) {

@@ -8,10 +8,13 @@
 #include "../v8/version.h"
 
 enum out_format { OUT_TREE, OUT_FOLDED };
+enum run_mode { MODE_RECORD, MODE_DUMP };
 
 struct options {
 	pid_t pid;
+	enum run_mode mode;
 	enum out_format format;
+	bool json;               /* --json (dumps) */
 	const char *output;      /* -o FILE (NULL = stdout) */
 	double rate_hz;
 	double duration_s;       /* 0 = until Ctrl-C */

@@ -202,3 +202,14 @@ const char *module_basename(const struct module *mod)
 	const char *s = strrchr(mod->path, '/');
 	return s ? s + 1 : mod->path;
 }
+
+void addrspace_preload(struct addrspace *as)
+{
+	for (size_t i = 0; i < as->maps.n; i++) {
+		if (as->map_mod[i] < 0 || !(as->maps.v[i].prot & MAP_X))
+			continue;
+		struct elf_image *img = addrspace_image(as, &as->mods[as->map_mod[i]]);
+		if (img)
+			elf_image_cfi(img);
+	}
+}

@@ -50,6 +50,9 @@ struct addr_info {
 
 /* Resolve a runtime address; opens the module on first use. Returns false if unmapped. */
 bool addrspace_lookup(struct addrspace *as, uint64_t addr, struct addr_info *out);
+/* Open every module with executable mappings (and its unwind tables) now, so that the first
+ * sample does not pay for it while the target is stopped. */
+void addrspace_preload(struct addrspace *as);
 /* Open (if needed) and return a module's image. */
 struct elf_image *addrspace_image(struct addrspace *as, struct module *mod);
 /* Runtime address of a link-time vaddr of mod (needs a known bias). */

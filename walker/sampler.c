@@ -98,34 +98,36 @@ static bool stack_has(struct sampler *s, const char *needle)
 	return false;
 }
 
-/* Thread labels: "main" for the leader; the kernel name where node sets one (Node 22+); else the
- * role recognized from the bottom of a complete stack. */
+/* Thread roles: "main" for the leader; the kernel name where node sets one (Node 22+); else the
+ * role recognized from the bottom of a complete stack. *final is false when it may still change. */
+static const char *thread_role(struct sampler *s, struct tthread *t, bool *final)
+{
+	*final = true;
+	if (t->tid == s->tr->pid)
+		return "main";
+	if (t->comm[0] && strcmp(t->comm, s->process_comm) != 0)
+		return t->comm;
+	if (s->wst.end == UNWIND_COMPLETE && s->nframes > 0) {
+		if (stack_has(s, "node::worker::Worker::StartThread"))
+			return "worker";
+		if (stack_has(s, "PlatformWorkerThread") || stack_has(s, "WorkerThreadsTaskRunner"))
+			return "V8 platform";
+		if (stack_has(s, "uv__thread_start") || stack_has(s, "uv__work_"))
+			return "libuv worker";
+		return "thread";
+	}
+	*final = false;
+	return "thread";
+}
+
 static uint32_t thread_label(struct sampler *s, struct tthread *t)
 {
 	struct thread_info *ti = tinfo_for(s, t->tid);
 	if (ti->label_final)
 		return ti->label;
 	char buf[64];
-	const char *role = NULL;
-	bool final = true;
-	if (t->tid == s->tr->pid)
-		role = "main";
-	else if (t->comm[0] && strcmp(t->comm, s->process_comm) != 0)
-		role = t->comm;
-	else if (s->wst.end == UNWIND_COMPLETE && s->nframes > 0) {
-		if (stack_has(s, "node::worker::Worker::StartThread"))
-			role = "worker";
-		else if (stack_has(s, "PlatformWorkerThread") || stack_has(s, "WorkerThreadsTaskRunner"))
-			role = "V8 platform";
-		else if (stack_has(s, "uv__thread_start") || stack_has(s, "uv__work_"))
-			role = "libuv worker";
-		else
-			role = "thread";
-	} else {
-		role = "thread";
-		final = false;
-	}
-	snprintf(buf, sizeof(buf), "%s (%d)", role, (int)t->tid);
+	bool final;
+	snprintf(buf, sizeof(buf), "%s (%d)", thread_role(s, t, &final), (int)t->tid);
 	ti->label = intern_str(s->strings, buf);
 	ti->label_final = final;
 	return ti->label;
@@ -303,5 +305,34 @@ void sampler_run(struct sampler *s)
 	if (!s->st.target_exited && !tracer_alive(s->tr)) {
 		s->st.target_exited = true;
 		s->st.exit_status = s->tr->exit_status;
+	}
+}
+
+void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb, void *ctx)
+{
+	tracer_scan_threads(s->tr);
+	for (size_t i = 0; i < s->tr->n; i++) {
+		struct tthread *t = &s->tr->threads[i];
+		if (t->state != TS_RUNNING)
+			continue;
+		char state = tthread_proc_state(t);
+		size_t npause = s->st.npause;
+		s->have_sample = false;
+		if (tracer_request_sample(s->tr, t, now_ns()))
+			tracer_wait_thread(s->tr, t, timeout_ns);
+		t = &s->tr->threads[i];
+		if (t->want_sample) {
+			t->want_sample = false;
+			s->st.missed++;
+		}
+		uint64_t pause = s->st.npause > npause ? s->st.pause_ns[s->st.npause - 1] : 0;
+		if (!s->have_sample) {
+			cb(ctx, t, t->tid == s->tr->pid ? "main" : "thread", state, NULL, 0, NULL, 0);
+			continue;
+		}
+		s->have_sample = false;
+		stackwalk_name_natives(s->sw, s->frames, s->nframes);
+		bool final;
+		cb(ctx, t, thread_role(s, t, &final), state, s->frames, s->nframes, &s->wst, pause);
 	}
 }

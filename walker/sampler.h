@@ -72,7 +72,16 @@ void sampler_free(struct sampler *s);
 void sampler_on_stop(void *ctx, struct tthread *t);
 /* Run until duration, a stop request or the target's exit. */
 void sampler_run(struct sampler *s);
-/* Walk one stopped thread now (used by --dump): fills s->frames. Returns false on failure. */
+/* Walk one stopped thread now: fills s->frames. Returns false on failure. */
 bool sampler_capture(struct sampler *s, struct tthread *t);
+
+/* One-shot: stop each thread in turn (whatever its state), walk it, resume it, and hand the
+ * stack to cb with the thread's role ("main", "worker", its kernel name…), its /proc state
+ * before the stop and how long it was held. Threads that do not stop within timeout_ns are
+ * reported with no frames. */
+typedef void (*snapshot_fn)(void *ctx, struct tthread *t, const char *role, char state,
+			    const struct frame *frames, int n, const struct walk_stats *ws,
+			    uint64_t pause_ns);
+void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb, void *ctx);
 
 #endif

@@ -87,7 +87,7 @@ test('no permission: another user without CAP_SYS_PTRACE', { skip: process.getui
   const r = spawnSync(bin, ['--pid', String(fx.pid), '--duration', '1'], { uid: 65534, gid: 65534, encoding: 'utf8' });
   assert.strictEqual(r.status, 1);
   assert.match(oneLine(r.stderr), /belongs to uid 0 and v8walk runs as uid 65534 without CAP_SYS_PTRACE/);
-  assert.ok(await fx.ping());
+  assert.ok(await fx.ping(), fx.describe());
 });
 
 test('a target already traced by another tracer', async (t) => {
@@ -100,7 +100,7 @@ test('a target already traced by another tracer', async (t) => {
   assert.match(oneLine(r.stderr), new RegExp(`already traced by process ${first.child.pid} \\(v8walk\\)`));
   first.child.kill('SIGINT');
   assert.strictEqual((await first.done).code, 0);
-  assert.ok(await fx.ping());
+  assert.ok(await fx.ping(), fx.describe());
 });
 
 test('a stripped node still works: the metadata lives in .dynsym', async (t) => {

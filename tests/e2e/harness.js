@@ -53,6 +53,11 @@ function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
       child.stdin.write(`ping ${k}\n`);
       try { await next((m) => m.pong === k, ms); return true; } catch { return false; }
     },
+    // Why the target is gone, for assertion messages.
+    describe() {
+      if (child.exitCode === null && child.signalCode === null) return `target ${child.pid} is running`;
+      return `target ${child.pid} exited with ${child.exitCode ?? child.signalCode}`;
+    },
     stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },

@@ -7,7 +7,7 @@ const assert = require('node:assert');
 const h = require('./harness');
 
 async function assertHealthy(fx) {
-  assert.ok(await fx.ping(), 'target answers');
+  assert.ok(await fx.ping(), `target answers: ${fx.describe()}`);
   for (let i = 0; i < 50 && h.tracerPid(fx.pid) !== 0; i++) await h.sleep(20);
   assert.strictEqual(h.tracerPid(fx.pid), 0, 'no tracer left attached');
   const states = h.threadStates(fx.pid);

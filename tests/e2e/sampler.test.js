@@ -36,7 +36,7 @@ test('hot chain outer → middle → leaf is named from the heap in most hot sam
     assert.match(s.frames[0], / \(\d+\)$/);
     assert.match(s.frames[1], / \(\d+\)$/);
   }
-  assert.ok(await fx.ping(), 'target answers after sampling');
+  assert.ok(await fx.ping(), `target answers after sampling: ${fx.describe()}`);
   assert.ok(h.threadStates(fx.pid).every((st) => st !== 't' && st !== 'T'), 'no thread left stopped');
   assert.strictEqual(h.tracerPid(fx.pid), 0, 'no tracer left attached');
 });
@@ -80,7 +80,7 @@ test('worker_threads: JS in a worker is named too', async (t) => {
   }
   assert.ok(workerHot >= 50, `worker samples: ${workerHot}`);
   assert.strictEqual(threads.size, fx.ready.workers, `samples from ${[...threads]}`);
-  assert.ok(await fx.ping());
+  assert.ok(await fx.ping(), fx.describe());
 });
 
 test('--text prints an indented tree with counts and percentages', async (t) => {

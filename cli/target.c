@@ -1,0 +1,50 @@
+/* target.c — the checks every live mode runs before it touches a process. */
+#include "target.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose.h"
+
+bool live_target_open(struct live_target *t, pid_t pid, const struct options *o, struct strbuf *msg)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	if (!process_exists(pid)) {
+		sb_printf(msg, "no process with pid %d", (int)pid);
+		return false;
+	}
+	process_comm(pid, t->comm, sizeof(t->comm));
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	addrspace_init(&t->as, pid, root);
+	int err = addrspace_load_proc(&t->as);
+	if (err) {
+		diagnose_access(pid, -err, msg);
+		return false;
+	}
+	struct strbuf why;
+	sb_init(&why);
+	enum v8_open_status st =
+	    v8_runtime_open(&t->rt, &t->as, o->have_force_version ? &o->force_version : NULL, &why);
+	if (st != V8_OK) {
+		if (st == V8_NOT_NODE)
+			sb_printf(msg, "process %d (%s) is not a Node.js process: %s", (int)pid, t->comm, why.s);
+		else
+			sb_printf(msg, "process %d (%s): %s", (int)pid, t->comm, why.s);
+		sb_free(&why);
+		v8_runtime_free(&t->rt);
+		return false;
+	}
+	sb_free(&why);
+	t->have_rt = true;
+	addrspace_preload(&t->as);
+	return true;
+}
+
+void live_target_close(struct live_target *t)
+{
+	if (t->have_rt)
+		v8_runtime_free(&t->rt);
+	addrspace_free(&t->as);
+}

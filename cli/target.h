@@ -1,0 +1,26 @@
+/* target.h — opening a live node process for any mode: existence and permission checks, its
+ * address space, and its V8 (with the one-line error a user gets when any of it fails). */
+#ifndef V8WALK_TARGET_H
+#define V8WALK_TARGET_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../symtab/addrspace.h"
+#include "../util/strbuf.h"
+#include "../v8/runtime.h"
+#include "options.h"
+
+struct live_target {
+	pid_t pid;
+	char comm[64];
+	struct addrspace as;
+	struct v8_runtime rt;
+	bool have_rt;
+};
+
+/* Returns false with a one-line reason in *msg (the target is not touched on failure). */
+bool live_target_open(struct live_target *t, pid_t pid, const struct options *o, struct strbuf *msg);
+void live_target_close(struct live_target *t);
+
+#endif

@@ -1,0 +1,184 @@
+/* write_dump.c — the text and JSON forms of a process dump. The JSON is a stable, documented
+ * format (README: "--json"): one object per thread, frames innermost first, each
+ * {kind, name, file, line, column, pc, module}. */
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+
+#include "dump.h"
+#include "frame_text.h"
+
+static const char *kind_name(uint8_t kind)
+{
+	switch (kind) {
+	case FK_JS: return "js";
+	case FK_JS_INLINED: return "inlined";
+	case FK_NATIVE: return "native";
+	case FK_BUILTIN: return "builtin";
+	case FK_V8_TYPED: return "frame-type";
+	case FK_KERNEL: return "kernel";
+	case FK_TRUNCATED: return "truncated";
+	default: return "unknown";
+	}
+}
+
+static const char *tier_name(uint8_t tier)
+{
+	switch (tier) {
+	case TIER_INTERPRETED: return "interpreted";
+	case TIER_BASELINE: return "baseline";
+	case TIER_MAGLEV: return "maglev";
+	case TIER_TURBOFAN: return "turbofan";
+	case TIER_BUILTIN: return "builtin";
+	default: return NULL;
+	}
+}
+
+static const char *str(const struct process_dump *d, uint32_t id)
+{
+	return id ? intern_get(d->strings, id) : "";
+}
+
+static void thread_header(const struct process_dump *d, const struct thread_dump *t, FILE *out)
+{
+	(void)d;
+	fprintf(out, "Thread %d \"%s\"", (int)t->tid, t->name);
+	if (t->crashed)
+		fprintf(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
+	else if (t->state)
+		fprintf(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
+				      t->state == 'D' ? "in uninterruptible wait" : "stopped");
+	if (t->pause_ns)
+		fprintf(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
+	fprintf(out, ":\n");
+}
+
+int write_dump_text(const struct process_dump *d, FILE *out)
+{
+	fprintf(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
+	struct strbuf b;
+	sb_init(&b);
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct thread_dump *t = &d->threads[i];
+		fprintf(out, "\n");
+		thread_header(d, t, out);
+		for (int k = 0; k < t->nframes; k++) {
+			const struct frame *f = &t->frames[k];
+			if (f->kind == FK_TRUNCATED) {
+				fprintf(out, "      (the walk stopped here: the rest of the stack is unknown)\n");
+				continue;
+			}
+			sb_reset(&b);
+			sb_add(&b, str(d, f->name));
+			bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+			if (js) {
+				if (f->file)
+					sb_printf(&b, " (%s", str(d, f->file));
+				else
+					sb_add(&b, " (<anonymous>");
+				if (f->line > 0)
+					sb_printf(&b, ":%d", f->line);
+				if (f->col > 0)
+					sb_printf(&b, ":%d", f->col);
+				sb_addc(&b, ')');
+				if (f->kind == FK_JS_INLINED)
+					sb_add(&b, " [inlined]");
+			} else if (f->kind == FK_NATIVE && f->file) {
+				sb_printf(&b, " (%s)", str(d, f->file));
+			}
+			if (f->pc && f->kind != FK_JS_INLINED)
+				fprintf(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
+			else
+				fprintf(out, "  #%-3d %18s %s\n", k, "", b.s);
+		}
+	}
+	sb_free(&b);
+	return ferror(out) ? -1 : 0;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
+{
+	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
+	json_string(out, str(d, f->name));
+	fputs(",\"file\":", out);
+	if (js && f->file)
+		json_string(out, str(d, f->file));
+	else
+		fputs("null", out);
+	if (js && f->line > 0)
+		fprintf(out, ",\"line\":%d", f->line);
+	else
+		fputs(",\"line\":null", out);
+	if (js && f->col > 0)
+		fprintf(out, ",\"column\":%d", f->col);
+	else
+		fputs(",\"column\":null", out);
+	if (f->pc)
+		fprintf(out, ",\"pc\":\"0x%" PRIx64 "\"", f->pc);
+	else
+		fputs(",\"pc\":null", out);
+	fputs(",\"module\":", out);
+	if (!js && f->file)
+		json_string(out, str(d, f->file));
+	else
+		fputs("null", out);
+	const char *tier = js ? tier_name(f->tier) : NULL;
+	if (tier)
+		fprintf(out, ",\"tier\":\"%s\"", tier);
+	fputc('}', out);
+}
+
+int write_dump_json(const struct process_dump *d, FILE *out)
+{
+	fprintf(out, "{\"pid\":%d,\"comm\":", (int)d->pid);
+	json_string(out, d->comm);
+	fputs(",\"runtime\":", out);
+	json_string(out, d->runtime);
+	fputs(",\"source\":", out);
+	json_string(out, d->source);
+	fputs(",\"threads\":[", out);
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct thread_dump *t = &d->threads[i];
+		fprintf(out, "%s\n{\"tid\":%d,\"name\":", i ? "," : "", (int)t->tid);
+		json_string(out, t->name);
+		fprintf(out, ",\"crashed\":%s,\"signal\":%d,\"truncated\":%s", t->crashed ? "true" : "false",
+			t->signal, t->truncated ? "true" : "false");
+		if (t->state)
+			fprintf(out, ",\"state\":\"%c\"", t->state);
+		if (t->pause_ns)
+			fprintf(out, ",\"pause_us\":%.1f", (double)t->pause_ns / 1e3);
+		fputs(",\"frames\":[", out);
+		int k2 = 0;
+		for (int k = 0; k < t->nframes; k++) {
+			if (t->frames[k].kind == FK_TRUNCATED)
+				continue;
+			if (k2++)
+				fputc(',', out);
+			fputs("\n  ", out);
+			json_frame(d, &t->frames[k], out);
+		}
+		fputs("]}", out);
+	}
+	fputs("\n]}\n", out);
+	return ferror(out) ? -1 : 0;
+}
