@@ -2,18 +2,12 @@
  * or a signal arrives, detach, and write the profile (tree or folded stacks). */
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/signalfd.h>
 
-#include "../util/intern.h"
-#include "../walker/sampler.h"
-#include "../walker/stackwalk.h"
-#include "../walker/tracer.h"
-#include "diagnose.h"
 #include "modes.h"
 #include "profile.h"
+#include "session.h"
 #include "summary.h"
-#include "target.h"
 #include "version_info.h"
 #include "write_folded.h"
 #include "write_tree.h"
@@ -40,49 +34,30 @@ static int stop_signals_fd(void)
 
 int mode_record(const struct options *o)
 {
-	struct strbuf msg;
-	sb_init(&msg);
-	struct live_target tg;
-	if (!live_target_open(&tg, o->pid, o, &msg)) {
-		int rc = fail_msg(msg.s);
-		sb_free(&msg);
-		return rc;
-	}
-	int stop_fd = stop_signals_fd();
-	struct tracer tr;
-	if (tracer_init_signals(&tr) != 0)
-		return fail_msg("cannot set up signal handling");
-	struct intern strings;
-	intern_init(&strings);
-	struct stackwalk sw;
-	stackwalk_init(&sw, &tg.as, &tg.rt, &strings, o->full_native_names);
-	struct profile prof;
-	profile_init(&prof, &strings,
-		     o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT);
 	struct sampler_opts so = {.rate_hz = o->rate_hz,
 				  .duration_s = o->duration_s,
 				  .idle = o->idle,
 				  .stack_chunk = (size_t)o->stack_kb << 10,
-				  .stop_fd = stop_fd};
-	struct sampler s;
-	sampler_init(&s, o->pid, &so, &tr, &sw, &tg.as, &strings, add_sample, &prof);
-	int err = tracer_attach(&tr, o->pid, sampler_on_stop, &s);
+				  .stop_fd = stop_signals_fd()};
+	struct profile prof;
+	struct live_session ss;
+	if (!session_open(&ss, o, &so, add_sample, &prof))
+		return 1;
+	profile_init(&prof, &ss.strings,
+		     o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT);
 	int rc = 1;
-	if (err) {
-		diagnose_access(o->pid, -err, &msg);
-		fail_msg(msg.s);
+	if (!session_attach(&ss, o))
 		goto out;
-	}
 	if (!o->quiet) {
 		struct strbuf d;
 		sb_init(&d);
-		v8_runtime_describe(&tg.rt, &d);
+		v8_runtime_describe(&ss.tg.rt, &d);
 		fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; Ctrl-C to stop\n",
 			(int)o->pid, d.s, o->rate_hz, o->duration_s > 0 ? "" : " until interrupted");
 		sb_free(&d);
 	}
-	sampler_run(&s);
-	tracer_detach_all(&tr, 1000 * 1000 * 1000ULL);
+	sampler_run(&ss.s);
+	session_detach(&ss);
 	FILE *out = open_output(o);
 	if (out) {
 		int w = o->format == OUT_FOLDED ? write_folded(&prof, out)
@@ -90,15 +65,10 @@ int mode_record(const struct options *o)
 		rc = close_output(o, out, w);
 	}
 	if (!o->quiet)
-		print_summary(stderr, &s, &tr);
+		print_summary(stderr, &ss.s, &ss.tr);
 out:
-	sampler_free(&s);
-	tracer_free(&tr);
 	profile_free(&prof);
-	stackwalk_free(&sw);
-	intern_free(&strings);
-	live_target_close(&tg);
-	sb_free(&msg);
+	session_close(&ss);
 	return rc;
 }
 
@@ -107,13 +77,12 @@ int mode_version_info(const struct options *o)
 	struct strbuf msg;
 	sb_init(&msg);
 	struct live_target tg;
-	if (!live_target_open(&tg, o->pid, o, &msg)) {
-		int rc = fail_msg(msg.s);
-		sb_free(&msg);
-		return rc;
-	}
-	print_version_info(stdout, &tg.rt, &tg.as);
+	int rc = 0;
+	if (live_target_open(&tg, o->pid, o, &msg))
+		print_version_info(stdout, &tg.rt, &tg.as);
+	else
+		rc = fail_msg(msg.s);
 	live_target_close(&tg);
 	sb_free(&msg);
-	return 0;
+	return rc;
 }

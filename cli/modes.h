@@ -2,6 +2,8 @@
 #ifndef V8WALK_MODES_H
 #define V8WALK_MODES_H
 
+#include <stdio.h>
+
 #include "options.h"
 
 int mode_record(const struct options *o);

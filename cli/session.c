@@ -1,0 +1,68 @@
+/* session.c — opening, attaching and closing a live session. */
+#include "session.h"
+
+#include <string.h>
+
+#include "diagnose.h"
+#include "modes.h"
+
+enum { DETACH_TIMEOUT_NS = 1000 * 1000 * 1000 };
+
+bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
+		  sample_sink_fn sink, void *sink_ctx)
+{
+	memset(ss, 0, sizeof(*ss));
+	struct strbuf msg;
+	sb_init(&msg);
+	if (!live_target_open(&ss->tg, o->pid, o, &msg)) {
+		fail_msg(msg.s);
+		sb_free(&msg);
+		return false;
+	}
+	sb_free(&msg);
+	if (tracer_init_signals(&ss->tr) != 0) {
+		live_target_close(&ss->tg);
+		fail_msg("cannot set up signal handling");
+		return false;
+	}
+	intern_init(&ss->strings);
+	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, o->full_native_names);
+	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
+	ss->opened = true;
+	return true;
+}
+
+bool session_attach(struct live_session *ss, const struct options *o)
+{
+	int err = tracer_attach(&ss->tr, o->pid, sampler_on_stop, &ss->s);
+	if (err) {
+		struct strbuf msg;
+		sb_init(&msg);
+		diagnose_access(o->pid, -err, &msg);
+		fail_msg(msg.s);
+		sb_free(&msg);
+		return false;
+	}
+	ss->attached = true;
+	return true;
+}
+
+void session_detach(struct live_session *ss)
+{
+	if (ss->attached)
+		tracer_detach_all(&ss->tr, DETACH_TIMEOUT_NS);
+	ss->attached = false;
+}
+
+void session_close(struct live_session *ss)
+{
+	if (!ss->opened)
+		return;
+	session_detach(ss);
+	sampler_free(&ss->s);
+	tracer_free(&ss->tr);
+	stackwalk_free(&ss->sw);
+	intern_free(&ss->strings);
+	live_target_close(&ss->tg);
+	ss->opened = ss->attached = false;
+}

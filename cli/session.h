@@ -1,0 +1,32 @@
+/* session.h — everything a live mode holds while it works on a process: the checked target, the
+ * tracer, the stack walker and the sampler, opened and closed in one place. */
+#ifndef V8WALK_SESSION_H
+#define V8WALK_SESSION_H
+
+#include "../util/intern.h"
+#include "../walker/sampler.h"
+#include "../walker/stackwalk.h"
+#include "../walker/tracer.h"
+#include "options.h"
+#include "target.h"
+
+struct live_session {
+	struct live_target tg;
+	struct tracer tr;
+	struct intern strings;
+	struct stackwalk sw;
+	struct sampler s;
+	bool opened, attached;
+};
+
+/* Check the target and prepare (nothing touches it yet). Prints the error and returns false. */
+bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
+		  sample_sink_fn sink, void *sink_ctx);
+/* Seize every thread; prints why not and returns false. */
+bool session_attach(struct live_session *ss, const struct options *o);
+/* Detach from every thread now (the target runs free while we write output). */
+void session_detach(struct live_session *ss);
+/* Detach (if attached) and free everything. */
+void session_close(struct live_session *ss);
+
+#endif
