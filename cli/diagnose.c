@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/proc_status.h"
+
 enum { CAP_SYS_PTRACE_BIT = 19 };
 
 bool process_exists(pid_t pid)
@@ -32,38 +34,13 @@ void process_comm(pid_t pid, char *buf, size_t cap)
 	fclose(f);
 }
 
-/* A "Key:\tvalue" field of /proc/<who>/status. */
-static bool status_field(const char *who, const char *key, char *val, size_t cap)
-{
-	char fn[64], line[512];
-	snprintf(fn, sizeof(fn), "/proc/%s/status", who);
-	FILE *f = fopen(fn, "re");
-	if (!f)
-		return false;
-	size_t kl = strlen(key);
-	bool found = false;
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-			const char *p = line + kl + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			snprintf(val, cap, "%s", p);
-			val[strcspn(val, "\n")] = 0;
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static bool have_cap_sys_ptrace(void)
+bool have_capability(int cap)
 {
 	char v[64];
-	if (!status_field("self", "CapEff", v, sizeof(v)))
+	if (!proc_status_field("self", "CapEff", v, sizeof(v)))
 		return geteuid() == 0;
 	unsigned long long caps = strtoull(v, NULL, 16);
-	return (caps >> CAP_SYS_PTRACE_BIT) & 1;
+	return (caps >> cap) & 1;
 }
 
 static int yama_scope(void)
@@ -101,7 +78,7 @@ static bool is_descendant(pid_t pid)
 	for (int depth = 0; depth < 64 && pid > 1; depth++) {
 		char who[32], v[64];
 		snprintf(who, sizeof(who), "%d", (int)pid);
-		if (!status_field(who, "PPid", v, sizeof(v)))
+		if (!proc_status_field(who, "PPid", v, sizeof(v)))
 			return false;
 		pid = (pid_t)atoi(v);
 		if (pid == me)
@@ -119,13 +96,13 @@ void gather_access_facts(pid_t pid, int err, struct access_facts *f)
 	snprintf(who, sizeof(who), "%d", (int)pid);
 	process_comm(pid, f->comm, sizeof(f->comm));
 	f->exists = process_exists(pid);
-	if (status_field(who, "TracerPid", v, sizeof(v)))
+	if (proc_status_field(who, "TracerPid", v, sizeof(v)))
 		f->tracer = (pid_t)atoi(v);
 	if (f->tracer)
 		process_comm(f->tracer, f->tracer_comm, sizeof(f->tracer_comm));
-	f->cap_sys_ptrace = have_cap_sys_ptrace();
+	f->cap_sys_ptrace = have_capability(CAP_SYS_PTRACE_BIT);
 	f->yama_scope = yama_scope();
-	f->target_uid = status_field(who, "Uid", v, sizeof(v)) ? (long)strtoul(v, NULL, 10) : -1;
+	f->target_uid = proc_status_field(who, "Uid", v, sizeof(v)) ? (long)strtoul(v, NULL, 10) : -1;
 	f->our_uid = (long)geteuid();
 	f->descendant = is_descendant(pid);
 	f->container = in_container();

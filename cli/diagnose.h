@@ -11,6 +11,8 @@
 
 /* Does the process exist? */
 bool process_exists(pid_t pid);
+/* Is capability number `cap` in v8walk's effective set? */
+bool have_capability(int cap);
 /* Process name from /proc/PID/comm ("?" when unreadable). */
 void process_comm(pid_t pid, char *buf, size_t cap);
 /* What decides whether we may trace a process (gathered from /proc, or made up by tests). */

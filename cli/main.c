@@ -17,5 +17,8 @@ int main(int argc, char **argv)
 		return mode_version_info(&o);
 	if (o.mode == MODE_DUMP)
 		return mode_dump(&o);
+	/* eBPF when asked for, or when only it can: several processes, kernel frames */
+	if (o.sampler == SAMPLER_BPF || o.npids > 1 || o.all_node || o.kernel)
+		return mode_bpf(&o, NULL);
 	return mode_record(&o);
 }

@@ -1,16 +1,25 @@
-/* mode_record.c — the live sampler: attach to a node process, sample it until the duration ends
- * or a signal arrives, detach, and write the profile (tree or folded stacks). */
+/* mode_record.c — the ptrace sampler: attach to a node process (or start one: launch mode),
+ * sample it until the duration ends, a signal arrives or it exits, detach, and write the profile
+ * (tree or folded stacks). In --mode auto, a refused attach hands over to the eBPF sampler. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/signalfd.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
+#include "diagnose.h"
+#include "launch.h"
 #include "modes.h"
 #include "profile.h"
 #include "session.h"
+#include "stop_signals.h"
 #include "summary.h"
 #include "version_info.h"
-#include "write_folded.h"
-#include "write_tree.h"
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
 
 static void add_sample(void *ctx, uint32_t process_label, uint32_t thread_label,
 		       const struct frame *frames, int n)
@@ -18,58 +27,160 @@ static void add_sample(void *ctx, uint32_t process_label, uint32_t thread_label,
 	profile_add_sample(ctx, process_label, thread_label, frames, n, 1);
 }
 
-/* SIGINT/SIGTERM/SIGHUP become readable on a signalfd: the loop ends, output is flushed and every
- * thread is detached, whatever moment the signal arrives. */
-static int stop_signals_fd(void)
+static void announce(const struct options *o, const struct live_session *ss, pid_t pid)
 {
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
-		return -1;
-	return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (o->quiet)
+		return;
+	struct strbuf d;
+	sb_init(&d);
+	v8_runtime_describe(&ss->tg.rt, &d);
+	fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; %s\n", (int)pid, d.s,
+		o->rate_hz, o->duration_s > 0 ? "" : " until interrupted",
+		o->command ? "until it exits" : "Ctrl-C to stop");
+	sb_free(&d);
+}
+
+/* Sample an attached (or adopted) session, detach, write the profile. */
+static int sample_and_write(const struct options *o, struct live_session *ss, struct profile *prof)
+{
+	announce(o, ss, ss->tg.pid);
+	sampler_run(&ss->s);
+	session_detach(ss);
+	int rc = write_profile(o, prof);
+	if (!o->quiet)
+		print_summary(stderr, &ss->s, &ss->tr);
+	return rc;
+}
+
+static void sampler_opts_for(const struct options *o, const struct stop_signals *stop,
+			     struct sampler_opts *so)
+{
+	*so = (struct sampler_opts){.rate_hz = o->rate_hz,
+				    .duration_s = o->duration_s,
+				    .idle = o->idle,
+				    .stack_chunk = (size_t)o->stack_kb << 10,
+				    .stop_fd = stop->fd,
+				    .should_stop = stop_signals_check_cb,
+				    .stop_ctx = (void *)stop};
+}
+
+static int record_pid(const struct options *o)
+{
+	struct stop_signals stop;
+	stop_signals_init(&stop, 0);
+	struct sampler_opts so;
+	sampler_opts_for(o, &stop, &so);
+	struct profile prof;
+	struct live_session ss;
+	if (!session_open(&ss, o, &so, add_sample, &prof)) {
+		stop_signals_close(&stop);
+		return 1;
+	}
+	profile_init(&prof, &ss.strings, line_mode_of(o));
+	int rc = 1;
+	int err = session_try_attach(&ss, o);
+	if (err == 0) {
+		rc = sample_and_write(o, &ss, &prof);
+	} else {
+		struct strbuf why;
+		sb_init(&why);
+		diagnose_access(o->pid, -err, &why);
+		bool fall_back = o->sampler == SAMPLER_AUTO && err != -ESRCH && !o->idle;
+		profile_free(&prof);
+		session_close(&ss);
+		stop_signals_close(&stop);
+		rc = fall_back ? mode_bpf(o, why.s) : fail_msg(why.s);
+		sb_free(&why);
+		return rc;
+	}
+	profile_free(&prof);
+	session_close(&ss);
+	stop_signals_close(&stop);
+	return rc;
+}
+
+/* Wait until the seized child stops at its execve; false (with *code) when it ended first. */
+static bool wait_exec_stop(pid_t pid, int *code)
+{
+	for (;;) {
+		int st;
+		if (waitpid(pid, &st, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			*code = 1;
+			return false;
+		}
+		if (!WIFSTOPPED(st)) {
+			*code = shell_exit_code(st);
+			return false;
+		}
+		int event = (unsigned)st >> 16;
+		if (event == PTRACE_EVENT_EXEC)
+			return true;
+		/* its own signal before execve (e.g. Ctrl-C): delivered as usual */
+		int sig = event == 0 ? WSTOPSIG(st) : 0;
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	}
+}
+
+/* Launch mode: seize the held child, let it execve, take the session over at its first
+ * instruction, sample it until it exits and pass its exit code on. */
+static int record_launch(const struct options *o)
+{
+	struct strbuf why;
+	sb_init(&why);
+	struct launch l;
+	if (!launch_prepare(&l, o->command, &why)) {
+		int rc = fail_msg(why.s);
+		sb_free(&why);
+		return rc;
+	}
+	if (ptrace(PTRACE_SEIZE, l.pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) != 0) {
+		sb_printf(&why, "cannot trace the program (%s)", strerror(errno));
+		launch_abort(&l);
+		int rc = o->sampler == SAMPLER_AUTO ? mode_bpf(o, why.s) : fail_msg(why.s);
+		sb_free(&why);
+		return rc;
+	}
+	struct stop_signals stop;
+	stop_signals_init(&stop, l.pid);
+	int code = 0;
+	int err = launch_release(&l);
+	if (err) {
+		sb_printf(&why, "cannot run %s: %s", l.program, strerror(err));
+		fail_msg(why.s);
+		waitpid(l.pid, &code, __WALL);
+		code = err == ENOENT ? 127 : 126;
+	} else if (wait_exec_stop(l.pid, &code)) {
+		struct options lo = *o;
+		lo.pid = l.pid;
+		struct sampler_opts so;
+		sampler_opts_for(o, &stop, &so);
+		struct profile prof;
+		struct live_session ss;
+		if (!session_open(&ss, &lo, &so, add_sample, &prof)) {
+			launch_abort(&l);
+			code = 1;
+		} else {
+			profile_init(&prof, &ss.strings, line_mode_of(o));
+			session_adopt(&ss);
+			int rc = sample_and_write(&lo, &ss, &prof);
+			/* sampling ended first (--duration): the program runs on; wait for it */
+			code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(&l);
+			if (rc)
+				code = rc;
+			profile_free(&prof);
+			session_close(&ss);
+		}
+	}
+	stop_signals_close(&stop);
+	sb_free(&why);
+	return code;
 }
 
 int mode_record(const struct options *o)
 {
-	struct sampler_opts so = {.rate_hz = o->rate_hz,
-				  .duration_s = o->duration_s,
-				  .idle = o->idle,
-				  .stack_chunk = (size_t)o->stack_kb << 10,
-				  .stop_fd = stop_signals_fd()};
-	struct profile prof;
-	struct live_session ss;
-	if (!session_open(&ss, o, &so, add_sample, &prof))
-		return 1;
-	profile_init(&prof, &ss.strings,
-		     o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT);
-	int rc = 1;
-	if (!session_attach(&ss, o))
-		goto out;
-	if (!o->quiet) {
-		struct strbuf d;
-		sb_init(&d);
-		v8_runtime_describe(&ss.tg.rt, &d);
-		fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; Ctrl-C to stop\n",
-			(int)o->pid, d.s, o->rate_hz, o->duration_s > 0 ? "" : " until interrupted");
-		sb_free(&d);
-	}
-	sampler_run(&ss.s);
-	session_detach(&ss);
-	FILE *out = open_output(o);
-	if (out) {
-		int w = o->format == OUT_FOLDED ? write_folded(&prof, out)
-						: write_tree(&prof, o->min_percent, out);
-		rc = close_output(o, out, w);
-	}
-	if (!o->quiet)
-		print_summary(stderr, &ss.s, &ss.tr);
-out:
-	profile_free(&prof);
-	session_close(&ss);
-	return rc;
+	return o->command ? record_launch(o) : record_pid(o);
 }
 
 int mode_version_info(const struct options *o)

@@ -5,8 +5,13 @@
 #include <stdio.h>
 
 #include "options.h"
+#include "profile.h"
 
+/* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);
+/* eBPF sampling: several processes, --all-node, launch mode. `ptrace_refusal` is set when --mode
+ * auto falls back to it (it is said on stderr, or joined to the error if eBPF fails too). */
+int mode_bpf(const struct options *o, const char *ptrace_refusal);
 int mode_dump(const struct options *o);
 int mode_version_info(const struct options *o);
 
@@ -16,5 +21,9 @@ int fail_msg(const char *msg);
 FILE *open_output(const struct options *o);
 /* Flush/close it; returns 0 or 1 (after printing why). */
 int close_output(const struct options *o, FILE *out, int write_rc);
+/* Write the profile in the chosen format to -o or stdout; returns 0 or 1. */
+int write_profile(const struct options *o, const struct profile *p);
+/* How JS frames aggregate (--function, --nolineno). */
+enum line_mode line_mode_of(const struct options *o);
 
 #endif

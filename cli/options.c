@@ -13,13 +13,19 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: v8walk --pid PID [--text | --raw] [options]   sample a running node\n"
+		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
+		"       v8walk --all-node [options]                     every node process (eBPF)\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
 		"\n"
 		"Sample a running, unmodified Node.js process and print where its time goes:\n"
 		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
 		"\n"
 		"target:\n"
-		"  -p, --pid PID            the node process to sample\n"
+		"  -p, --pid PID            the node process to sample (repeat for several: eBPF)\n"
+		"      --all-node           every node process on the host, found by its V8 symbols\n"
+		"                           (eBPF; processes that start later are added)\n"
+		"  -- PROGRAM [ARGS...]     start PROGRAM and sample it from its first instruction\n"
+		"                           until it exits; v8walk exits with its exit code\n"
 		"\n"
 		"one-shot:\n"
 		"      --dump               print every thread's mixed stack once (innermost first)\n"
@@ -38,7 +44,15 @@ static void usage(FILE *f)
 		"  -r, --rate HZ            samples per second, jittered (default 99)\n"
 		"  -d, --duration SEC       stop after SEC seconds (default: until Ctrl-C)\n"
 		"      --idle               also sample threads that are not running (wall clock)\n"
-		"      --stack-kb N         stack bytes copied per sample, in KiB (default 64)\n"
+		"      --stack-kb N         stack bytes copied per sample, in KiB (default 64;\n"
+		"                           eBPF: at most 12, default 8)\n"
+		"      --mode MODE          ptrace: stop each thread for a few microseconds;\n"
+		"                           bpf: a kernel program copies each sample's stack,\n"
+		"                           nothing is stopped (needs root or CAP_BPF+CAP_PERFMON);\n"
+		"                           auto (default): ptrace, or bpf where ptrace is refused\n"
+		"                           (e.g. the target is already traced) or several\n"
+		"                           processes are sampled\n"
+		"      --kernel             also show kernel frames (eBPF), tagged _[k] in --raw\n"
 		"\n"
 		"diagnostics:\n"
 		"      --version-info       print what v8walk detects in the target and exit\n"
@@ -59,10 +73,40 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
+/* Options that cannot go together, and the target that must be named. */
+static bool check_combinations(const struct options *o)
+{
+	const char *err = NULL;
+	int targets = (o->npids > 0) + o->all_node + (o->command != NULL);
+	bool several = o->npids > 1 || o->all_node;
+	if (o->json && o->mode != MODE_DUMP)
+		err = "--json goes with --dump";
+	else if (o->function_lines && o->no_lines)
+		err = "--function and --nolineno contradict each other";
+	else if (targets == 0)
+		err = "which process? give --pid PID, --all-node, or -- PROGRAM ARGS... (see v8walk --help)";
+	else if (targets > 1)
+		err = "give one of --pid, --all-node and -- PROGRAM, not several";
+	else if ((o->mode == MODE_DUMP || o->version_info) && (several || o->command))
+		err = o->mode == MODE_DUMP ? "--dump looks at one running process: give one --pid"
+					   : "--version-info looks at one running process: give one --pid";
+	else if (o->mode == MODE_DUMP && (o->sampler == SAMPLER_BPF || o->kernel))
+		err = "--dump stops each thread once with ptrace; it has no eBPF form";
+	else if (o->sampler == SAMPLER_PTRACE && several)
+		err = "ptrace mode samples one process; use --mode bpf (or auto) for several";
+	else if (o->sampler == SAMPLER_PTRACE && o->kernel)
+		err = "--kernel needs eBPF sampling (--mode bpf, or auto)";
+	else if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel))
+		err = "--idle needs ptrace mode: eBPF sampling sees only threads that run on a CPU";
+	if (err)
+		fprintf(stderr, "v8walk: %s\n", err);
+	return err == NULL;
+}
+
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"text", no_argument, NULL, O_TEXT},
@@ -80,6 +124,9 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"version-info", no_argument, NULL, O_VINFO},
 	    {"force-v8-version", required_argument, NULL, O_FORCE},
 	    {"stack-kb", required_argument, NULL, O_STACKKB},
+	    {"mode", required_argument, NULL, O_MODE},
+	    {"all-node", no_argument, NULL, O_ALLNODE},
+	    {"kernel", no_argument, NULL, O_KERNEL},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -92,7 +139,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	*exit_code = 2;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:o:r:d:qhV", longopts, NULL)) != -1) {
+	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
+	while ((c = getopt_long(argc, argv, "+:p:o:r:d:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -101,9 +149,28 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				fprintf(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
 				return false;
 			}
-			o->pid = (pid_t)v;
+			if (o->npids == MAX_PIDS) {
+				fprintf(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
+				return false;
+			}
+			o->pids[o->npids++] = (pid_t)v;
+			o->pid = o->pids[0];
 			break;
 		}
+		case O_MODE:
+			if (strcmp(optarg, "ptrace") == 0)
+				o->sampler = SAMPLER_PTRACE;
+			else if (strcmp(optarg, "bpf") == 0)
+				o->sampler = SAMPLER_BPF;
+			else if (strcmp(optarg, "auto") == 0)
+				o->sampler = SAMPLER_AUTO;
+			else {
+				fprintf(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
+				return false;
+			}
+			break;
+		case O_ALLNODE: o->all_node = true; break;
+		case O_KERNEL: o->kernel = true; break;
 		case O_TEXT: o->format = OUT_TREE; break;
 		case O_RAW: o->format = OUT_FOLDED; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
@@ -150,6 +217,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				return false;
 			}
 			o->stack_kb = (unsigned)v;
+			o->stack_kb_set = true;
 			break;
 		}
 		case 'q': o->quiet = true; break;
@@ -164,20 +232,17 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "v8walk: unexpected argument '%s' (see v8walk --help)\n", argv[optind]);
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			fprintf(stderr,
+				"v8walk: unexpected argument '%s' (to start a program: v8walk [options] -- "
+				"PROGRAM ARGS...)\n",
+				argv[optind]);
+			return false;
+		}
+		o->command = &argv[optind];
+	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
+		fprintf(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
 		return false;
 	}
-	if (o->json && o->mode != MODE_DUMP) {
-		fprintf(stderr, "v8walk: --json goes with --dump\n");
-		return false;
-	}
-	if (o->function_lines && o->no_lines) {
-		fprintf(stderr, "v8walk: --function and --nolineno contradict each other\n");
-		return false;
-	}
-	if (!o->pid) {
-		fprintf(stderr, "v8walk: which process? give --pid PID (see v8walk --help)\n");
-		return false;
-	}
-	return true;
+	return check_combinations(o);
 }

@@ -9,9 +9,23 @@
 
 enum out_format { OUT_TREE, OUT_FOLDED };
 enum run_mode { MODE_RECORD, MODE_DUMP };
+/* how samples are taken: --mode */
+enum sampler_kind {
+	SAMPLER_AUTO,   /* ptrace, or eBPF where ptrace cannot be used */
+	SAMPLER_PTRACE, /* stop each thread briefly (walker/tracer.c) */
+	SAMPLER_BPF,    /* a kernel program copies each sample's stack (bpf/) */
+};
+
+enum { MAX_PIDS = 256 };
 
 struct options {
-	pid_t pid;
+	pid_t pid;               /* the first --pid (0 = none) */
+	pid_t pids[MAX_PIDS];    /* every --pid */
+	size_t npids;
+	bool all_node;           /* --all-node: every node process on the host */
+	char **command;          /* launch mode: the program and its arguments (after --), or NULL */
+	enum sampler_kind sampler;
+	bool kernel;             /* --kernel: kernel frames (eBPF) */
 	enum run_mode mode;
 	enum out_format format;
 	bool json;               /* --json (dumps) */
@@ -27,6 +41,7 @@ struct options {
 	bool have_force_version;
 	struct v8_version force_version;
 	unsigned stack_kb;
+	bool stack_kb_set;       /* --stack-kb was given */
 	bool quiet;
 };
 

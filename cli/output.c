@@ -1,9 +1,12 @@
-/* output.c — opening and closing the output file, and the common error exit. */
+/* output.c — opening and closing the output file, writing the profile, and the common error
+ * exit. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "modes.h"
+#include "write_folded.h"
+#include "write_tree.h"
 
 int fail_msg(const char *msg)
 {
@@ -35,4 +38,18 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 		return 1;
 	}
 	return 0;
+}
+
+int write_profile(const struct options *o, const struct profile *p)
+{
+	FILE *out = open_output(o);
+	if (!out)
+		return 1;
+	int w = o->format == OUT_FOLDED ? write_folded(p, out) : write_tree(p, o->min_percent, out);
+	return close_output(o, out, w);
+}
+
+enum line_mode line_mode_of(const struct options *o)
+{
+	return o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT;
 }

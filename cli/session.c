@@ -27,14 +27,23 @@ bool session_open(struct live_session *ss, const struct options *o, const struct
 	}
 	intern_init(&ss->strings);
 	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, o->full_native_names);
+	perfmap_init(&ss->perfmap, o->pid, &ss->strings);
+	ss->sw.perfmap = &ss->perfmap;
 	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
 	ss->opened = true;
 	return true;
 }
 
-bool session_attach(struct live_session *ss, const struct options *o)
+int session_try_attach(struct live_session *ss, const struct options *o)
 {
 	int err = tracer_attach(&ss->tr, o->pid, sampler_on_stop, &ss->s);
+	ss->attached = err == 0;
+	return err;
+}
+
+bool session_attach(struct live_session *ss, const struct options *o)
+{
+	int err = session_try_attach(ss, o);
 	if (err) {
 		struct strbuf msg;
 		sb_init(&msg);
@@ -43,8 +52,13 @@ bool session_attach(struct live_session *ss, const struct options *o)
 		sb_free(&msg);
 		return false;
 	}
-	ss->attached = true;
 	return true;
+}
+
+void session_adopt(struct live_session *ss)
+{
+	tracer_adopt(&ss->tr, ss->tg.pid, sampler_on_stop, &ss->s);
+	ss->attached = true;
 }
 
 void session_detach(struct live_session *ss)
@@ -62,6 +76,7 @@ void session_close(struct live_session *ss)
 	sampler_free(&ss->s);
 	tracer_free(&ss->tr);
 	stackwalk_free(&ss->sw);
+	perfmap_free(&ss->perfmap);
 	intern_free(&ss->strings);
 	live_target_close(&ss->tg);
 	ss->opened = ss->attached = false;

@@ -15,6 +15,7 @@ struct live_session {
 	struct tracer tr;
 	struct intern strings;
 	struct stackwalk sw;
+	struct perfmap perfmap; /* names JIT code the heap cannot (node --perf-basic-prof) */
 	struct sampler s;
 	bool opened, attached;
 };
@@ -24,6 +25,10 @@ bool session_open(struct live_session *ss, const struct options *o, const struct
 		  sample_sink_fn sink, void *sink_ctx);
 /* Seize every thread; prints why not and returns false. */
 bool session_attach(struct live_session *ss, const struct options *o);
+/* Seize every thread; returns 0 or -errno without printing (the caller may fall back). */
+int session_try_attach(struct live_session *ss, const struct options *o);
+/* Launch mode: the target is a child already seized and held at its execve (see tracer_adopt). */
+void session_adopt(struct live_session *ss);
 /* Detach from every thread now (the target runs free while we write output). */
 void session_detach(struct live_session *ss);
 /* Detach (if attached) and free everything. */

@@ -7,7 +7,7 @@
 
 #include "../util/xalloc.h"
 
-static bool has_v8_symbols(const struct elf_image *img)
+bool v8_image_has_v8(const struct elf_image *img)
 {
 	return elf_image_find_sym(img, "v8dbg_SmiShiftSize", NULL, NULL) ||
 	       elf_image_find_sym(img, "_ZN2v88internal7Version6major_E", NULL, NULL);
@@ -136,7 +136,7 @@ enum v8_open_status v8_runtime_open(struct v8_runtime *rt, struct addrspace *as,
 			if (!exec)
 				continue;
 			struct elf_image *img = addrspace_image(as, mod);
-			if (!img || !has_v8_symbols(img))
+			if (!img || !v8_image_has_v8(img))
 				continue;
 			return load_module(rt, as, k, force, msg);
 		}

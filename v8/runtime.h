@@ -55,6 +55,8 @@ enum v8_open_status {
 	V8_UNSUPPORTED,    /* V8 version outside what the tables know, or required items missing */
 };
 
+/* Does this ELF file carry V8 (v8dbg_* metadata or V8's version symbols)? */
+bool v8_image_has_v8(const struct elf_image *img);
 /* Find the V8 module among the target's modules and load it. `force` (may be NULL) selects the
  * fallback row instead of the binary's own version. On failure, *msg says why, in one line. */
 enum v8_open_status v8_runtime_open(struct v8_runtime *rt, struct addrspace *as,

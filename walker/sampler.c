@@ -17,14 +17,8 @@
 enum {
 	STACK_RED_ZONE = 128,
 	THREAD_SCAN_NS = 100 * 1000 * 1000,
-	MAPS_REFRESH_NS = 200 * 1000 * 1000,
+	MAPS_REFRESH_NS = 50 * 1000 * 1000,
 	SNAPSHOT_BUDGET = 8 << 20,
-};
-
-struct thread_info {
-	pid_t tid;
-	uint32_t label;
-	bool label_final;
 };
 
 void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,
@@ -53,6 +47,8 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 		fclose(f);
 	}
 	snprintf(s->process_comm, sizeof(s->process_comm), "%s", comm);
+	thread_labels_init(&s->labels, strings, pid, comm);
+	maps_refresh_init(&s->maps_fresh, MAPS_REFRESH_NS);
 	char label[64];
 	snprintf(label, sizeof(label), "%s (%d)", comm, (int)pid);
 	s->process_label = intern_str(strings, label);
@@ -63,7 +59,7 @@ void sampler_free(struct sampler *s)
 	memsnap_free(&s->snap);
 	memsrc_live_close(&s->live);
 	free(s->st.pause_ns);
-	free(s->tinfo);
+	thread_labels_free(&s->labels);
 }
 
 static double rand01(struct sampler *s)
@@ -76,79 +72,10 @@ static double rand01(struct sampler *s)
 	return (double)(x >> 11) / (double)(1ULL << 53);
 }
 
-static struct thread_info *tinfo_for(struct sampler *s, pid_t tid)
+static uint32_t label_of(struct sampler *s, struct tthread *t)
 {
-	for (size_t i = 0; i < s->ntinfo; i++)
-		if (s->tinfo[i].tid == tid)
-			return &s->tinfo[i];
-	XGROW(s->tinfo, s->captinfo, s->ntinfo + 1);
-	struct thread_info *ti = &s->tinfo[s->ntinfo++];
-	memset(ti, 0, sizeof(*ti));
-	ti->tid = tid;
-	return ti;
-}
-
-static bool stack_has(struct sampler *s, const char *needle)
-{
-	for (int i = 0; i < s->nframes; i++) {
-		const struct frame *f = &s->frames[i];
-		if ((f->kind == FK_NATIVE) && strstr(intern_get(s->strings, f->name), needle))
-			return true;
-	}
-	return false;
-}
-
-/* Thread roles: "main" for the leader; the kernel name where node sets one (Node 22+); else the
- * role recognized from the bottom of a complete stack. *final is false when it may still change. */
-static const char *thread_role(struct sampler *s, struct tthread *t, bool *final)
-{
-	*final = true;
-	if (t->tid == s->tr->pid)
-		return "main";
-	if (t->comm[0] && strcmp(t->comm, s->process_comm) != 0)
-		return t->comm;
-	if (s->wst.end == UNWIND_COMPLETE && s->nframes > 0) {
-		if (stack_has(s, "node::worker::Worker::StartThread"))
-			return "worker";
-		if (stack_has(s, "PlatformWorkerThread") || stack_has(s, "WorkerThreadsTaskRunner"))
-			return "V8 platform";
-		if (stack_has(s, "uv__thread_start") || stack_has(s, "uv__work_"))
-			return "libuv worker";
-		return "thread";
-	}
-	*final = false;
-	return "thread";
-}
-
-static uint32_t thread_label(struct sampler *s, struct tthread *t)
-{
-	struct thread_info *ti = tinfo_for(s, t->tid);
-	if (ti->label_final)
-		return ti->label;
-	char buf[64];
-	bool final;
-	snprintf(buf, sizeof(buf), "%s (%d)", thread_role(s, t, &final), (int)t->tid);
-	ti->label = intern_str(s->strings, buf);
-	ti->label_final = final;
-	return ti->label;
-}
-
-static bool stack_bounds_for(struct sampler *s, uint64_t sp, struct stack_bounds *b)
-{
-	const struct mapping *m = maps_find(&s->as->maps, sp);
-	if (!m) {
-		uint64_t now = now_ns();
-		if (now - s->last_maps_refresh > MAPS_REFRESH_NS / 10) {
-			s->last_maps_refresh = now;
-			addrspace_load_proc(s->as);
-			m = maps_find(&s->as->maps, sp);
-		}
-	}
-	if (!m)
-		return false;
-	b->lo = m->start;
-	b->hi = m->end;
-	return true;
+	return thread_label(&s->labels, t->tid, t->comm, s->frames, s->nframes,
+			    s->wst.end == UNWIND_COMPLETE);
 }
 
 bool sampler_capture(struct sampler *s, struct tthread *t)
@@ -161,7 +88,7 @@ bool sampler_capture(struct sampler *s, struct tthread *t)
 	regset_from_user_regs(&regs, (const uint64_t *)&ur);
 	struct stack_bounds b;
 	uint64_t sp = regs.r[DW_RSP];
-	if (!stack_bounds_for(s, sp, &b)) {
+	if (!stack_bounds_at(&s->maps_fresh, s->as, sp, &b)) {
 		b.lo = sp - STACK_RED_ZONE;
 		b.hi = sp + s->opts.stack_chunk;
 	}
@@ -174,6 +101,10 @@ bool sampler_capture(struct sampler *s, struct tthread *t)
 		memsnap_add(&s->snap, from, (size_t)(to - from));
 	s->nframes = stackwalk_capture(s->sw, &regs, &s->snap.base, &b, s->frames,
 				       STACKWALK_MAX_FRAMES, &s->wst);
+	/* code outside the known mappings (new libraries, grown JIT space): look again */
+	if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, s->wst.raw_frames))
+		s->nframes = stackwalk_capture(s->sw, &regs, &s->snap.base, &b, s->frames,
+					       STACKWALK_MAX_FRAMES, &s->wst);
 	s->have_sample = true;
 	return true;
 }
@@ -204,15 +135,21 @@ static void deliver(struct sampler *s, struct tthread *t)
 		s->st.truncated++;
 	if (s->wst.js_frames == 0)
 		s->st.no_js++;
-	s->sink(s->sink_ctx, s->process_label, thread_label(s, t), s->frames, s->nframes);
+	s->sink(s->sink_ctx, s->process_label, label_of(s, t), s->frames, s->nframes);
 }
 
 static bool stop_requested(struct sampler *s)
 {
+	if (s->st.stopped_by_signal)
+		return true;
 	if (s->opts.stop_fd < 0)
 		return false;
 	struct pollfd p = {.fd = s->opts.stop_fd, .events = POLLIN};
-	return poll(&p, 1, 0) > 0;
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	/* should_stop may consume the event: remember the answer */
+	s->st.stopped_by_signal = s->opts.should_stop ? s->opts.should_stop(s->opts.stop_ctx) : true;
+	return s->st.stopped_by_signal;
 }
 
 /* Sleep until `until` (monotonic ns) while keeping the target's events flowing. */
@@ -275,10 +212,8 @@ void sampler_run(struct sampler *s)
 	for (;;) {
 		wait_until(s, deadline && deadline < next ? deadline : next);
 		uint64_t now = now_ns();
-		if (stop_requested(s)) {
-			s->st.stopped_by_signal = true;
+		if (stop_requested(s))
 			break;
-		}
 		if (!tracer_alive(s->tr)) {
 			s->st.target_exited = true;
 			s->st.exit_status = s->tr->exit_status;
@@ -333,6 +268,8 @@ void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb
 		s->have_sample = false;
 		stackwalk_name_natives(s->sw, s->frames, s->nframes);
 		bool final;
-		cb(ctx, t, thread_role(s, t, &final), state, s->frames, s->nframes, &s->wst, pause);
+		const char *role = thread_role(&s->labels, t->tid, t->comm, s->frames, s->nframes,
+					       s->wst.end == UNWIND_COMPLETE, &final);
+		cb(ctx, t, role, state, s->frames, s->nframes, &s->wst, pause);
 	}
 }

@@ -10,9 +10,11 @@
 
 #include "../util/intern.h"
 #include "frame.h"
+#include "maps_refresh.h"
 #include "memsnap.h"
 #include "memsrc_live.h"
 #include "stackwalk.h"
+#include "thread_labels.h"
 #include "tracer.h"
 
 /* Receives each sample: frames innermost first, plus the two root labels (interned). */
@@ -24,7 +26,10 @@ struct sampler_opts {
 	double duration_s;   /* 0 = until interrupted */
 	bool idle;           /* also sample threads that are not running (wall-clock view) */
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
-	int stop_fd;         /* readable when v8walk should stop (signalfd), or -1 */
+	int stop_fd;         /* readable when v8walk may have to stop (signalfd), or -1 */
+	/* when stop_fd is readable: should the run end? (NULL: yes) */
+	bool (*should_stop)(void *ctx);
+	void *stop_ctx;
 };
 
 struct sampler_stats {
@@ -37,8 +42,6 @@ struct sampler_stats {
 	int exit_status;
 	bool stopped_by_signal;
 };
-
-struct thread_info; /* per-thread sampler state (labels) */
 
 struct sampler {
 	struct sampler_opts opts;
@@ -54,14 +57,13 @@ struct sampler {
 	uint32_t process_label;
 	char process_comm[17];
 	uint64_t rng;          /* xorshift state for jitter */
-	uint64_t last_maps_refresh;
+	struct maps_refresh maps_fresh;
 	/* the current sample, captured while the thread was stopped */
 	struct frame frames[STACKWALK_MAX_FRAMES + 8];
 	int nframes;
 	bool have_sample;
 	struct walk_stats wst;
-	struct thread_info *tinfo;
-	size_t ntinfo, captinfo;
+	struct thread_labels labels;
 };
 
 void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,

@@ -9,6 +9,7 @@
 
 #include "../v8/frames.h"
 #include "../v8/heap.h"
+#include "jit_names.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -166,4 +167,6 @@ void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n)
 		if (strncmp(intern_get(sw->strings, f[i].name), "[unknown]", 9) == 0)
 			f[i].kind = FK_UNKNOWN;
 	}
+	if (sw->perfmap)
+		name_jit_frames_from_perfmap(sw, f, n);
 }

@@ -11,6 +11,7 @@
 
 #include "../symtab/addrspace.h"
 #include "../symtab/native_names.h"
+#include "../symtab/perfmap.h"
 #include "../util/intern.h"
 #include "../v8/function.h"
 #include "../v8/runtime.h"
@@ -38,6 +39,7 @@ struct stackwalk {
 	struct function_cache funcs;
 	struct native_names natives;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
+	struct perfmap *perfmap; /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;
 };
@@ -49,7 +51,8 @@ void stackwalk_free(struct stackwalk *sw);
 int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		      const struct stack_bounds *bounds, struct frame *out, int max,
 		      struct walk_stats *st);
-/* Stage 2: name the native frames left unnamed by stage 1. */
+/* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
+ * the heap could not name: walker/jit_names.h). */
 void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n);
 
 #endif

@@ -98,18 +98,31 @@ void tracer_sleep(struct tracer *tr, uint64_t timeout_ns)
 	}
 }
 
-int tracer_attach(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
+static void setup(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
 {
 	tr->pid = pid;
 	tr->on_stop = cb;
 	tr->cb_ctx = ctx;
 	u64map_init(&tr->by_tid, 0);
+}
+
+int tracer_attach(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
+{
+	setup(tr, pid, cb, ctx);
 	int err = seize(pid);
 	if (err)
 		return err;
 	add_thread(tr, pid);
 	tracer_scan_threads(tr);
 	return 0;
+}
+
+void tracer_adopt(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
+{
+	setup(tr, pid, cb, ctx);
+	struct tthread *t = add_thread(tr, pid);
+	t->state = TS_STOPPED;
+	tracer_resume(tr, t);
 }
 
 void tracer_scan_threads(struct tracer *tr)

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/* bpf_sampler.bpf.c — v8walk's kernel side: on every cpu-clock tick of a target thread (the targets'
+ * tgids are a hash map, so one program serves several processes), capture what user space needs
+ * to run v8walk's own stack walker later — the user registers, the top of the user stack, the V8
+ * frame slots of every frame on the frame-pointer chain, the memory above the outermost frame,
+ * and optionally the kernel stack — and copy it to a ring buffer. No target thread is ever
+ * stopped. Two tracepoints report execve and the exit of a target. */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "sample_record.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* set by the loader before load */
+const volatile __u32 top_bytes = 8192;  /* how much of the stack above sp to copy */
+const volatile bool kernel_stacks = false;
+const volatile bool use_pidns = false; /* v8walk runs in a pid namespace: report its pids */
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);  /* tgid as v8walk sees it */
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} records SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct v8w_sample);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct v8w_counters);
+} counters SEC(".maps");
+
+#define MEM_MASK (V8W_MEM_MAX - 1)
+#define FRAME_BYTES (V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP)
+#define RANGE_HDR ((__u32)sizeof(struct v8w_range))
+/* frames are never this far apart on one stack */
+#define MAX_FRAME_GAP (8ULL << 20)
+
+/* The current thread's (tgid, tid) in v8walk's pid namespace. */
+static __always_inline bool current_ids(__u32 *tgid, __u32 *tid)
+{
+	if (use_pidns) {
+		struct bpf_pidns_info ns = {};
+		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+			return false;
+		*tgid = ns.tgid;
+		*tid = ns.pid;
+		return true;
+	}
+	__u64 id = bpf_get_current_pid_tgid();
+	*tgid = id >> 32;
+	*tid = (__u32)id;
+	return true;
+}
+
+static __always_inline void count(bool lost)
+{
+	__u32 zero = 0;
+	struct v8w_counters *c = bpf_map_lookup_elem(&counters, &zero);
+	if (!c)
+		return;
+	if (lost)
+		c->lost++;
+	else
+		c->samples++;
+}
+
+/* Open a range at *off; returns the offset of its bytes, or -1 when `len` bytes will not fit. */
+static __always_inline long range_open(struct v8w_sample *s, __u32 *off, __u64 addr, __u32 len,
+				       __u32 kind)
+{
+	__u32 o = *off;
+	if (o > V8W_MEM_MAX || V8W_MEM_MAX - o < RANGE_HDR + len)
+		return -1;
+	struct v8w_range *r = (void *)&s->mem[o & MEM_MASK];
+	r->addr = addr;
+	r->len = 0;
+	r->kind = kind;
+	return o + RANGE_HDR;
+}
+
+/* Close the range opened at `hdr` with `len` bytes written, and pad to 8. */
+static __always_inline void range_close(struct v8w_sample *s, __u32 *off, __u32 hdr, __u32 len)
+{
+	struct v8w_range *r = (void *)&s->mem[hdr & MEM_MASK];
+	r->len = len;
+	*off = hdr + RANGE_HDR + ((len + 7) & ~7U);
+}
+
+/* Copy [addr, addr+len) page by page, stopping at the first page that cannot be read (the end
+ * of the stack mapping, or a page that is not present). Returns the bytes copied. */
+static __always_inline __u32 copy_user_pages(struct v8w_sample *s, __u32 *off, __u64 addr,
+					     __u32 want, __u32 kind)
+{
+	__u32 hdr = *off;
+	long data = range_open(s, off, addr, 8, kind);
+	if (data < 0)
+		return 0;
+	/* 64-bit arithmetic throughout: the verifier tracks these bounds reliably */
+	__u64 len = want, room = V8W_MEM_MAX - (__u64)data, done = 0;
+	if (len > room)
+		len = room;
+	for (int i = 0; i < V8W_MEM_MAX / V8W_PAGE + 1; i++) {
+		if (done >= len)
+			break;
+		__u64 at = addr + done;
+		__u64 chunk = V8W_PAGE - (at & (V8W_PAGE - 1));
+		if (chunk > len - done)
+			chunk = len - done;
+		barrier_var(chunk); /* keep the bound below visible to the verifier */
+		if (chunk == 0 || chunk > V8W_PAGE)
+			break;
+		__u64 dst = ((__u64)data + done) & MEM_MASK;
+		if (bpf_probe_read_user(&s->mem[dst], chunk, (const void *)at))
+			break;
+		done += chunk;
+	}
+	if (done == 0) {
+		*off = hdr;
+		return 0;
+	}
+	range_close(s, off, hdr, (__u32)done);
+	return (__u32)done;
+}
+
+/* One step of the frame-pointer walk (ctx: the scratch sample, whose `walk` holds the state in
+ * map memory, so that the verifier checks this callback once rather than per value): capture the
+ * frame at walk.fp unless the top copy holds it, and move to its caller. Returns 1 to stop. */
+static long fp_step(__u32 index, void *ctx)
+{
+	struct v8w_sample *s = *(struct v8w_sample **)ctx;
+	struct v8w_fp_walk *w = &s->walk;
+	struct v8w_record *rec = &s->rec;
+	__u64 fp = w->fp;
+	if (fp == 0) {
+		rec->fp_end = V8W_FP_ZERO;
+		return 1;
+	}
+	if ((fp & 7) || fp < w->floor || fp - w->floor > MAX_FRAME_GAP) {
+		rec->fp_end = V8W_FP_INVALID;
+		return 1;
+	}
+	__u64 lo = fp - V8W_SLOTS_BELOW_FP;
+	if (lo >= w->top_lo && fp + V8W_SLOTS_ABOVE_FP <= w->top_hi) {
+		if (bpf_probe_read_user(w->link, sizeof(w->link), (const void *)fp)) {
+			rec->fp_end = V8W_FP_FAULT;
+			return 1;
+		}
+	} else {
+		__u64 o = w->off;
+		if (o > V8W_MEM_MAX - RANGE_HDR - FRAME_BYTES) {
+			rec->fp_end = V8W_FP_FULL;
+			return 1;
+		}
+		struct v8w_range *r = (void *)&s->mem[o & MEM_MASK];
+		r->addr = lo;
+		r->len = FRAME_BYTES;
+		r->kind = V8W_RANGE_FRAME;
+		__u64 *slots = (void *)&s->mem[(o + RANGE_HDR) & MEM_MASK];
+		if (bpf_probe_read_user(slots, FRAME_BYTES, (const void *)lo)) {
+			rec->fp_end = V8W_FP_FAULT;
+			return 1;
+		}
+		w->off = o + RANGE_HDR + FRAME_BYTES;
+		w->link[0] = slots[V8W_SLOTS_BELOW_FP / 8];
+		w->link[1] = slots[V8W_SLOTS_BELOW_FP / 8 + 1];
+	}
+	rec->fp_frames++;
+	w->last = fp;
+	if (w->link[1] == 0) {
+		rec->fp_end = V8W_FP_ZERO;
+		return 1;
+	}
+	w->floor = fp + 16;
+	w->fp = w->link[0];
+	return 0;
+}
+
+SEC("perf_event")
+int v8w_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 tgid, tid, zero = 0;
+	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	struct v8w_record *rec = &s->rec;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	rec->type = V8W_REC_SAMPLE;
+	rec->tgid = tgid;
+	rec->tid = tid;
+	rec->cpu = bpf_get_smp_processor_id();
+	rec->time_ns = bpf_ktime_get_ns();
+	rec->flags = 0;
+	rec->exit_code = 0;
+	rec->nkernel = 0;
+	rec->fp_frames = 0;
+	rec->fp_end = 0;
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
+		return 0;
+	rec->fs_base = BPF_CORE_READ(task, thread.fsbase);
+	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
+		rec->flags |= V8W_F_KERNEL_MODE;
+
+	__u64 sp = BPF_CORE_READ(uregs, sp), fp = BPF_CORE_READ(uregs, bp);
+	__u32 off = 0;
+	__u32 want = top_bytes;
+	__u32 got = copy_user_pages(s, &off, sp, want, V8W_RANGE_TOP);
+	if (got < want)
+		rec->flags |= V8W_F_TOP_SHORT;
+	struct v8w_fp_walk *w = &s->walk;
+	w->off = off;
+	w->fp = fp;
+	w->floor = sp;
+	w->top_lo = sp;
+	w->top_hi = sp + got;
+	w->last = 0;
+	rec->fp_end = V8W_FP_DEPTH;
+	bpf_loop(V8W_MAX_FP_FRAMES, fp_step, &s, 0);
+	off = w->off > V8W_MEM_MAX ? V8W_MEM_MAX : (__u32)w->off;
+	__u64 last = w->last;
+	/* glibc's start-up frames (no frame pointers) sit right above the outermost fp frame */
+	if (last && last + 16 + V8W_TAIL_BYTES > sp + got)
+		copy_user_pages(s, &off, last + 16, V8W_TAIL_BYTES, V8W_RANGE_TAIL);
+	rec->mem_len = off;
+
+	if (kernel_stacks && (rec->flags & V8W_F_KERNEL_MODE)) {
+		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
+		rec->nkernel = n > 0 ? (__u32)n / 8 : 0;
+	}
+
+	__u64 size = sizeof(*rec) + (__u64)off;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	bool lost = bpf_ringbuf_output(&records, s, size, 0) != 0;
+	count(lost);
+	return 0;
+}
+
+/* A small record for execve and exit (no stack). */
+static __always_inline void lifecycle(__u32 type, __u32 tgid, __s32 code)
+{
+	struct v8w_record *rec = bpf_ringbuf_reserve(&records, sizeof(*rec), 0);
+	if (!rec) {
+		count(true);
+		return;
+	}
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->tgid = tgid;
+	rec->time_ns = bpf_ktime_get_ns();
+	rec->exit_code = code;
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	bpf_ringbuf_submit(rec, 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(v8w_exec, struct task_struct *p)
+{
+	__u32 tgid, tid;
+	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	lifecycle(V8W_REC_EXEC, tgid, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(v8w_exit, struct task_struct *p)
+{
+	__u32 tgid, tid;
+	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	/* only the last thread of the process: signal->live has dropped to zero */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	lifecycle(V8W_REC_EXIT, tgid, BPF_CORE_READ(p, exit_code));
+	/* a later process with the same pid is not a target */
+	bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* bpf_sampler.h — the user-space half of the eBPF sampler: load the CO-RE program
+ * (bpf_sampler.bpf.c), open one software cpu-clock perf event per CPU at the sampling rate and
+ * attach the program to each, keep the set of target processes in the kernel's filter map, and
+ * hand every record of the ring buffer to a callback. Nothing here stops or traces a target. */
+#ifndef V8WALK_BPF_SAMPLER_H
+#define V8WALK_BPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sample_record.h"
+
+struct bpf_sampler_config {
+	double rate_hz;      /* per CPU, while a target thread runs on it */
+	unsigned top_bytes;  /* stack bytes copied from the stack pointer up */
+	bool kernel_stacks;  /* also record the kernel stack of samples taken in the kernel */
+};
+
+/* One record: `mem` holds rec->mem_len bytes of struct v8w_range + bytes (sample records).
+ * Return 0 to go on. */
+typedef int (*bpf_record_fn)(void *ctx, const struct v8w_record *rec, const uint8_t *mem,
+			     size_t mem_len);
+
+struct bpf_sampler;
+
+/* Where opening failed (cli/diagnose_bpf.c turns this into advice). */
+enum bpf_stage {
+	BPF_STAGE_NOT_BUILT = 1, /* this v8walk was built without the eBPF sampler */
+	BPF_STAGE_BTF,           /* the running kernel has no BTF (/sys/kernel/btf/vmlinux) */
+	BPF_STAGE_LOAD,          /* loading the program or creating its maps */
+	BPF_STAGE_PERF_EVENT,    /* perf_event_open of the cpu-clock events */
+	BPF_STAGE_ATTACH,        /* attaching the program to events or tracepoints */
+};
+
+struct bpf_failure {
+	enum bpf_stage stage;
+	int err; /* errno */
+};
+
+/* Largest top_bytes the record leaves room for (the rest is for frames further down). */
+enum { BPF_SAMPLER_MAX_TOP_BYTES = 12 << 10 };
+
+/* Load, attach and start sampling (nothing is sampled until a target is added). Returns NULL
+ * with *fail filled when that is impossible. */
+struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_record_fn fn,
+				     void *ctx, struct bpf_failure *fail);
+/* Start / stop sampling a process (by tgid as v8walk sees it); returns 0 or -errno. */
+int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
+void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);
+/* A file descriptor that becomes readable when records are waiting (for poll). */
+int bpf_sampler_fd(const struct bpf_sampler *b);
+/* Hand every waiting record to the callback; returns the number consumed or -errno. */
+int bpf_sampler_consume(struct bpf_sampler *b);
+/* Totals from the kernel side: records written and records lost to a full ring buffer. */
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost);
+/* Detach every perf event and unload. */
+void bpf_sampler_close(struct bpf_sampler *b);
+
+#endif

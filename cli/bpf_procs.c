@@ -1,0 +1,125 @@
+/* bpf_procs.c — per-process state of an eBPF run. */
+#include "bpf_procs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+
+void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct options *o)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->strings = strings;
+	ps->o = o;
+	u64map_init(&ps->by_pid, 0);
+}
+
+static void close_proc(struct bpf_proc *p)
+{
+	if (!p->open)
+		return;
+	sample_walker_free(&p->walker);
+	thread_labels_free(&p->labels);
+	stackwalk_free(&p->sw);
+	perfmap_free(&p->pm);
+	live_target_close(&p->tg);
+	p->open = false;
+}
+
+void bpf_procs_free(struct bpf_procs *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		close_proc(ps->v[i]);
+		free(ps->v[i]);
+	}
+	free(ps->v);
+	u64map_free(&ps->by_pid);
+	memset(ps, 0, sizeof(*ps));
+}
+
+struct bpf_proc *bpf_procs_find(const struct bpf_procs *ps, pid_t pid)
+{
+	uint64_t v;
+	return u64map_get(&ps->by_pid, (uint64_t)pid, &v) ? ps->v[v - 1] : NULL;
+}
+
+static struct bpf_proc *new_proc(struct bpf_procs *ps, pid_t pid)
+{
+	struct bpf_proc *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	XGROW(ps->v, ps->cap, ps->n + 1);
+	ps->v[ps->n++] = p;
+	u64map_put(&ps->by_pid, (uint64_t)pid, ps->n);
+	return p;
+}
+
+/* Everything a sample of this process needs, from the process as it is now. */
+static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *why)
+{
+	if (!live_target_open(&p->tg, p->pid, ps->o, why)) {
+		live_target_close(&p->tg);
+		return false;
+	}
+	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->o->full_native_names);
+	perfmap_init(&p->pm, p->pid, ps->strings);
+	p->sw.perfmap = &p->pm;
+	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
+	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);
+	char label[96];
+	snprintf(label, sizeof(label), "%s (%d)", p->tg.comm, (int)p->pid);
+	p->label = intern_str(ps->strings, label);
+	p->open = true;
+	p->state = PROC_READY;
+	return true;
+}
+
+bool bpf_procs_add(struct bpf_procs *ps, pid_t pid, struct strbuf *why)
+{
+	if (bpf_procs_find(ps, pid))
+		return true;
+	struct bpf_proc *p = new_proc(ps, pid);
+	if (open_proc(ps, p, why))
+		return true;
+	p->state = PROC_UNUSABLE;
+	return false;
+}
+
+struct bpf_proc *bpf_procs_add_waiting(struct bpf_procs *ps, pid_t pid)
+{
+	struct bpf_proc *p = new_proc(ps, pid);
+	p->state = PROC_WAIT_EXEC;
+	return p;
+}
+
+bool bpf_proc_exec(struct bpf_procs *ps, struct bpf_proc *p)
+{
+	close_proc(p); /* a new program: nothing of the old address space holds */
+	struct strbuf why;
+	sb_init(&why);
+	bool ok = open_proc(ps, p, &why);
+	if (!ok) {
+		snprintf(p->why_not, sizeof(p->why_not), "%s", why.s);
+		p->state = PROC_WAIT_EXEC;
+	}
+	sb_free(&why);
+	return ok;
+}
+
+void bpf_proc_exited(struct bpf_proc *p, bool status_known, int status)
+{
+	if (p->state == PROC_EXITED)
+		return;
+	p->state = PROC_EXITED;
+	p->exit_known = status_known;
+	p->exit_status = status;
+	close_proc(p);
+}
+
+size_t bpf_procs_alive(const struct bpf_procs *ps)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ps->n; i++)
+		n += ps->v[i]->state != PROC_EXITED && ps->v[i]->state != PROC_UNUSABLE;
+	return n;
+}

@@ -1,0 +1,98 @@
+/* diagnose_bpf.c — turning a failed eBPF start into a cause the user can act on. */
+#include "diagnose_bpf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose.h"
+
+enum { CAP_SYS_ADMIN_BIT = 21, CAP_PERFMON_BIT = 38, CAP_BPF_BIT = 39 };
+
+static int sysctl_int(const char *path, int unknown)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return unknown;
+	int v = unknown;
+	if (fscanf(f, "%d", &v) != 1)
+		v = unknown;
+	fclose(f);
+	return v;
+}
+
+void gather_bpf_facts(double rate_hz, struct bpf_facts *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->cap_bpf = have_capability(CAP_BPF_BIT);
+	f->cap_perfmon = have_capability(CAP_PERFMON_BIT);
+	f->cap_sys_admin = have_capability(CAP_SYS_ADMIN_BIT);
+	f->unprivileged_bpf_disabled = sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled", -1);
+	f->perf_event_paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9);
+	f->max_sample_rate = sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	f->rate_hz = rate_hz;
+}
+
+static bool refused(int err)
+{
+	return err == EPERM || err == EACCES;
+}
+
+void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
+			 struct strbuf *out)
+{
+	bool may_bpf = f->cap_sys_admin || (f->cap_bpf && f->cap_perfmon);
+	switch (fail->stage) {
+	case BPF_STAGE_NOT_BUILT:
+		sb_add(out, "this v8walk was built without the eBPF sampler (its build machine had no "
+			    "kernel BTF); rebuild it with V8WALK_BPF=yes on a kernel with "
+			    "CONFIG_DEBUG_INFO_BTF");
+		return;
+	case BPF_STAGE_BTF:
+		sb_add(out, "eBPF sampling needs the kernel's BTF type information "
+			    "(/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y), which this kernel lacks");
+		return;
+	case BPF_STAGE_LOAD:
+		if (refused(fail->err) && !may_bpf) {
+			sb_printf(out, "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON");
+			if (f->unprivileged_bpf_disabled > 0)
+				sb_printf(out, " (kernel.unprivileged_bpf_disabled is %d)",
+					  f->unprivileged_bpf_disabled);
+			sb_add(out, "; run v8walk with sudo");
+			return;
+		}
+		sb_printf(out, "the kernel refused to load v8walk's eBPF program (%s); "
+			       "V8WALK_BPF_DEBUG=1 shows the verifier's log",
+			  strerror(fail->err));
+		return;
+	case BPF_STAGE_PERF_EVENT:
+		if (refused(fail->err)) {
+			sb_printf(out, "the kernel refused the cpu-clock perf events (%s): "
+				       "kernel.perf_event_paranoid is %d; run v8walk as root or with "
+				       "CAP_PERFMON",
+				  strerror(fail->err), f->perf_event_paranoid);
+			return;
+		}
+		if (fail->err == EINVAL && f->max_sample_rate > 0 && f->rate_hz > f->max_sample_rate) {
+			sb_printf(out, "--rate %g is above kernel.perf_event_max_sample_rate (%d)",
+				  f->rate_hz, f->max_sample_rate);
+			return;
+		}
+		sb_printf(out, "cannot open cpu-clock perf events for eBPF sampling (%s)",
+			  strerror(fail->err));
+		return;
+	case BPF_STAGE_ATTACH:
+		sb_printf(out, "the kernel refused to attach v8walk's eBPF program (%s); it needs "
+			       "Linux 5.17 or later (BTF tracepoints, bpf_loop)",
+			  strerror(fail->err));
+		return;
+	}
+	sb_printf(out, "eBPF sampling is unavailable (%s)", strerror(fail->err));
+}
+
+void diagnose_bpf(const struct bpf_failure *fail, double rate_hz, struct strbuf *out)
+{
+	struct bpf_facts f;
+	gather_bpf_facts(rate_hz, &f);
+	explain_bpf_failure(fail, &f, out);
+}

@@ -1,0 +1,121 @@
+/* launch.c — starting the program of launch mode, held before its execve. */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* In the child: wait for the go byte, then execve; only async-signal-safe calls. */
+static void __attribute__((noreturn)) child(int go, int err, char *const argv[])
+{
+	/* undo v8walk's 1 ns timer slack: the program gets the default */
+	prctl(PR_SET_TIMERSLACK, 0UL, 0, 0, 0);
+	char c;
+	ssize_t r;
+	do
+		r = read(go, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(127); /* v8walk gave up (or died): never run the program */
+	execvp(argv[0], argv);
+	int e = errno;
+	ssize_t w = write(err, &e, sizeof(e));
+	(void)w;
+	_exit(127);
+}
+
+bool launch_prepare(struct launch *l, char *const argv[], struct strbuf *why)
+{
+	int go[2], err[2];
+	memset(l, 0, sizeof(*l));
+	l->program = argv[0];
+	l->go_fd = l->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		sb_printf(why, "cannot start %s: pipe: %s", argv[0], strerror(errno));
+		return false;
+	}
+	if (pipe2(err, O_CLOEXEC) != 0) {
+		sb_printf(why, "cannot start %s: pipe: %s", argv[0], strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		return false;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		sb_printf(why, "cannot start %s: fork: %s", argv[0], strerror(errno));
+		close(go[0]), close(go[1]), close(err[0]), close(err[1]);
+		return false;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], argv);
+	}
+	close(go[0]);
+	close(err[1]);
+	l->pid = pid;
+	l->go_fd = go[1];
+	l->err_fd = err[0];
+	return true;
+}
+
+int launch_release(struct launch *l)
+{
+	char c = 1;
+	ssize_t w;
+	do
+		w = write(l->go_fd, &c, 1);
+	while (w < 0 && errno == EINTR);
+	close(l->go_fd);
+	l->go_fd = -1;
+	int e = 0;
+	ssize_t r;
+	do
+		r = read(l->err_fd, &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (w != 1)
+		return EPIPE;
+	return r == (ssize_t)sizeof(e) ? e : 0;
+}
+
+void launch_abort(struct launch *l)
+{
+	if (l->go_fd >= 0)
+		close(l->go_fd); /* the child reads EOF and exits without running the program */
+	else if (l->pid > 0)
+		kill(l->pid, SIGKILL); /* held at its first instruction: it has not run yet */
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+	l->go_fd = l->err_fd = -1;
+	if (l->pid > 0) {
+		int st;
+		while (waitpid(l->pid, &st, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	l->pid = 0;
+}
+
+int launch_wait(struct launch *l)
+{
+	int st = 0;
+	pid_t r;
+	do
+		r = waitpid(l->pid, &st, 0);
+	while (r < 0 && errno == EINTR);
+	return r == l->pid ? shell_exit_code(st) : 1;
+}
+
+int shell_exit_code(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 1;
+}

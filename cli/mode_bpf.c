@@ -1,0 +1,435 @@
+/* mode_bpf.c — eBPF sampling: the kernel copies each sample's registers and stack memory
+ * (bpf/bpf_sampler.bpf.c) and nothing is ever stopped; each record is walked here with the same
+ * walker and decoder as ptrace mode (bpf/sample_walk.h) and added to the profile. Serves one or
+ * several --pid, --all-node (every V8 process, rescanned while sampling) and launch mode, and
+ * ends on --duration, SIGINT/SIGTERM/SIGHUP, or when every sampled process has exited. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../bpf/bpf_sampler.h"
+#include "../symtab/kallsyms.h"
+#include "../util/clock.h"
+#include "bpf_procs.h"
+#include "diagnose_bpf.h"
+#include "launch.h"
+#include "modes.h"
+#include "node_scan.h"
+#include "profile.h"
+#include "stop_signals.h"
+
+enum {
+	DEFAULT_TOP_KB = 8,
+	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
+	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
+	MAX_FRAMES = STACKWALK_MAX_FRAMES + V8W_KSTACK_MAX + 8,
+};
+
+struct bpf_run {
+	const struct options *o;
+	struct intern strings;
+	struct profile prof;
+	struct bpf_procs procs;
+	struct bpf_sampler *bs;
+	struct node_scan scan;
+	struct kallsyms ksyms;
+	bool have_ksyms;
+	uint32_t s_kernel_unknown;
+	struct launch launched;
+	bool launching;
+	struct stop_signals stop;
+	struct frame frames[MAX_FRAMES];
+	/* statistics */
+	unsigned long samples, dropped, truncated, no_js, malformed;
+	uint64_t start_ns, end_ns;
+	struct u64map tids;     /* distinct (pid, tid) seen */
+};
+
+/* Kernel frames (innermost first) in front of the user frames. */
+static int kernel_frames(struct bpf_run *r, const struct v8w_record *rec, struct frame *out, int max)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < rec->nkernel && i < V8W_KSTACK_MAX && n < max; i++) {
+		uint64_t pc = rec->kstack[i];
+		if (!pc)
+			break;
+		struct frame *f = &out[n++];
+		memset(f, 0, sizeof(*f));
+		f->kind = FK_KERNEL;
+		f->pc = pc;
+		f->is_return = i > 0;
+		const char *name = r->have_ksyms ? kallsyms_name(&r->ksyms, i > 0 ? pc - 1 : pc) : NULL;
+		f->name = name ? intern_str(&r->strings, name) : r->s_kernel_unknown;
+	}
+	return n;
+}
+
+static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_record *rec,
+		      const uint8_t *mem, size_t mem_len)
+{
+	int nk = kernel_frames(r, rec, r->frames, MAX_FRAMES);
+	struct walk_stats ws;
+	int n = sample_walk(&p->walker, rec, mem, mem_len, r->frames + nk, STACKWALK_MAX_FRAMES, &ws);
+	if (n < 0) {
+		r->malformed++;
+		return;
+	}
+	stackwalk_name_natives(&p->sw, r->frames + nk, n);
+	bool complete = ws.end == UNWIND_COMPLETE;
+	uint32_t thread = thread_label(&p->labels, (pid_t)rec->tid, rec->comm, r->frames + nk, n,
+				       complete);
+	profile_add_sample(&r->prof, p->label, thread, r->frames, nk + n, 1);
+	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
+	p->samples++;
+	r->samples++;
+	if (!complete)
+		r->truncated++;
+	if (ws.js_frames == 0)
+		r->no_js++;
+}
+
+static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem, size_t mem_len)
+{
+	struct bpf_run *r = ctx;
+	struct bpf_proc *p = bpf_procs_find(&r->procs, (pid_t)rec->tgid);
+	if (!p) {
+		r->dropped++;
+		return 0;
+	}
+	switch (rec->type) {
+	case V8W_REC_SAMPLE:
+		if (p->state == PROC_READY)
+			on_sample(r, p, rec, mem, mem_len);
+		else
+			r->dropped++;
+		break;
+	case V8W_REC_EXEC:
+		/* not node (yet)? a script's interpreter may still execve node: wait for that */
+		bpf_proc_exec(&r->procs, p);
+		break;
+	case V8W_REC_EXIT:
+		bpf_proc_exited(p, true, rec->exit_code);
+		break;
+	}
+	return 0;
+}
+
+/* Is the process gone (or a zombie)? For processes that are not our children. */
+static bool process_gone(pid_t pid)
+{
+	char fn[64], buf[256];
+	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(fn, "re");
+	if (!f)
+		return true;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/* Exits the kernel did not report (a lost record), and the launched child's status. */
+static void check_exits(struct bpf_run *r)
+{
+	for (size_t i = 0; i < r->procs.n; i++) {
+		struct bpf_proc *p = r->procs.v[i];
+		if (p->state == PROC_EXITED)
+			continue;
+		if (r->launching && p->pid == r->launched.pid) {
+			int st;
+			if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+				bpf_proc_exited(p, true, st);
+				r->launched.pid = -p->pid; /* reaped */
+			}
+			continue;
+		}
+		if (process_gone(p->pid))
+			bpf_proc_exited(p, false, 0);
+	}
+}
+
+static void add_node_processes(struct bpf_run *r)
+{
+	pid_t pids[MAX_PIDS];
+	size_t n = node_scan(&r->scan, pids, MAX_PIDS);
+	for (size_t i = 0; i < n; i++) {
+		if (bpf_procs_find(&r->procs, pids[i]))
+			continue;
+		struct strbuf why;
+		sb_init(&why);
+		if (bpf_procs_add(&r->procs, pids[i], &why))
+			bpf_sampler_add_target(r->bs, pids[i]);
+		else if (!r->o->quiet)
+			fprintf(stderr, "v8walk: skipping %s\n", why.s);
+		sb_free(&why);
+	}
+}
+
+static bool should_end(struct bpf_run *r, uint64_t deadline)
+{
+	if (r->stop.fd >= 0) {
+		struct pollfd p = {.fd = r->stop.fd, .events = POLLIN};
+		if (poll(&p, 1, 0) > 0 && stop_signals_check(&r->stop))
+			return true;
+	}
+	if (deadline && now_ns() >= deadline)
+		return true;
+	return !r->o->all_node && bpf_procs_alive(&r->procs) == 0;
+}
+
+static void run_loop(struct bpf_run *r)
+{
+	const struct options *o = r->o;
+	uint64_t deadline = o->duration_s > 0 ? r->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
+	uint64_t last_check = r->start_ns, last_scan = r->start_ns;
+	for (;;) {
+		struct pollfd p[2] = {{.fd = bpf_sampler_fd(r->bs), .events = POLLIN},
+				      {.fd = r->stop.fd, .events = POLLIN}};
+		int timeout = HOUSEKEEPING_NS / 1000000;
+		if (deadline) {
+			uint64_t now = now_ns();
+			uint64_t left_ms = now < deadline ? (deadline - now) / 1000000 + 1 : 0;
+			if (left_ms < (uint64_t)timeout)
+				timeout = (int)left_ms;
+		}
+		poll(p, 2, timeout);
+		bpf_sampler_consume(r->bs);
+		uint64_t now = now_ns();
+		if (now - last_check >= HOUSEKEEPING_NS) {
+			check_exits(r);
+			last_check = now;
+		}
+		if (o->all_node && now - last_scan >= RESCAN_NS) {
+			add_node_processes(r);
+			last_scan = now;
+		}
+		if (should_end(r, deadline))
+			break;
+	}
+	bpf_sampler_consume(r->bs); /* what the kernel wrote before the end */
+	r->end_ns = now_ns();
+}
+
+static void print_exit(const struct bpf_proc *p, bool only)
+{
+	char who[64] = "the target";
+	if (!only)
+		snprintf(who, sizeof(who), "process %d", (int)p->pid);
+	if (!p->exit_known)
+		fprintf(stderr, "v8walk: %s exited\n", who);
+	else if (WIFEXITED(p->exit_status))
+		fprintf(stderr, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(p->exit_status));
+	else if (WIFSIGNALED(p->exit_status))
+		fprintf(stderr, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(p->exit_status));
+}
+
+static void print_bpf_summary(struct bpf_run *r)
+{
+	uint64_t ksamples, lost;
+	bpf_sampler_counters(r->bs, &ksamples, &lost);
+	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
+	double total = (double)(r->samples + lost);
+	fprintf(stderr,
+		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
+		"with JS frames; errors %lu (%.1f%%: %lu truncated, %lu lost); v8walk CPU %.1f%%\n",
+		r->samples, secs, secs > 0 ? (double)r->samples / secs : 0.0, r->procs.n, r->tids.len,
+		r->samples - r->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
+		r->truncated, (unsigned long)lost, secs > 0 ? 100.0 * cpu / secs : 0.0);
+	if (lost)
+		fprintf(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
+				"lower --rate\n", (unsigned long)lost);
+	for (size_t i = 0; i < r->procs.n; i++)
+		if (r->procs.v[i]->state == PROC_EXITED)
+			print_exit(r->procs.v[i], r->procs.n == 1);
+}
+
+/* Launch mode: a program that never ran node was not sampled; say why. */
+static void report_never_node(const struct bpf_run *r)
+{
+	pid_t pid = r->launched.pid > 0 ? r->launched.pid : -r->launched.pid;
+	const struct bpf_proc *p = bpf_procs_find(&r->procs, pid);
+	if (p && !p->open && p->samples == 0 && p->why_not[0])
+		fprintf(stderr, "v8walk: %s never ran node, so nothing was sampled: %s\n",
+			r->o->command[0], p->why_not);
+}
+
+/* The processes named on the command line; false after printing why one cannot be sampled. */
+static bool add_given_processes(struct bpf_run *r)
+{
+	for (size_t i = 0; i < r->o->npids; i++) {
+		struct strbuf why;
+		sb_init(&why);
+		bool ok = bpf_procs_add(&r->procs, r->o->pids[i], &why);
+		if (ok)
+			ok = bpf_sampler_add_target(r->bs, r->o->pids[i]) == 0;
+		else
+			fail_msg(why.s);
+		sb_free(&why);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static void announce(const struct bpf_run *r)
+{
+	const struct options *o = r->o;
+	if (o->quiet)
+		return;
+	if (o->all_node)
+		fprintf(stderr, "v8walk: sampling every node process (%zu now) with eBPF at %g Hz; "
+				"Ctrl-C to stop\n", r->procs.n, o->rate_hz);
+	else if (o->command)
+		fprintf(stderr, "v8walk: sampling process %d (%s) with eBPF at %g Hz until it exits\n",
+			(int)r->launched.pid, o->command[0], o->rate_hz);
+	else if (r->procs.n == 1) {
+		struct strbuf d;
+		sb_init(&d);
+		v8_runtime_describe(&r->procs.v[0]->tg.rt, &d);
+		fprintf(stderr, "v8walk: sampling process %d (%s) with eBPF at %g Hz%s; Ctrl-C to stop\n",
+			(int)r->procs.v[0]->pid, d.s, o->rate_hz,
+			o->duration_s > 0 ? "" : " until interrupted");
+		sb_free(&d);
+	} else
+		fprintf(stderr, "v8walk: sampling %zu processes with eBPF at %g Hz; Ctrl-C to stop\n",
+			r->procs.n, o->rate_hz);
+}
+
+/* Start the eBPF sampler; on failure print one line (joined to the ptrace refusal in auto mode). */
+static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
+{
+	const struct options *o = r->o;
+	struct bpf_sampler_config cfg = {
+	    .rate_hz = o->rate_hz,
+	    .top_bytes = (o->stack_kb_set ? o->stack_kb : DEFAULT_TOP_KB) << 10,
+	    .kernel_stacks = o->kernel,
+	};
+	struct bpf_failure fail;
+	r->bs = bpf_sampler_open(&cfg, on_record, r, &fail);
+	if (r->bs) {
+		if (ptrace_refusal)
+			fprintf(stderr, "v8walk: %s; sampling with eBPF instead\n", ptrace_refusal);
+		return true;
+	}
+	struct strbuf why;
+	sb_init(&why);
+	if (ptrace_refusal)
+		sb_printf(&why, "%s; and eBPF sampling is not possible either: ", ptrace_refusal);
+	diagnose_bpf(&fail, o->rate_hz, &why);
+	fail_msg(why.s);
+	sb_free(&why);
+	return false;
+}
+
+static int finish(struct bpf_run *r)
+{
+	int rc = write_profile(r->o, &r->prof);
+	if (!r->o->quiet)
+		print_bpf_summary(r);
+	if (!r->launching)
+		return rc;
+	report_never_node(r);
+	/* launch mode: the program's exit code (waited for if --duration ended sampling first) */
+	int code = 1;
+	if (r->launched.pid > 0)
+		code = launch_wait(&r->launched);
+	else {
+		struct bpf_proc *p = bpf_procs_find(&r->procs, -r->launched.pid);
+		code = p && p->exit_known ? shell_exit_code(p->exit_status) : 1;
+	}
+	return rc ? rc : code;
+}
+
+/* Launch mode: the child is held before execve until its pid is in the kernel's filter. */
+static bool start_launch(struct bpf_run *r, int *code)
+{
+	struct strbuf why;
+	sb_init(&why);
+	bool ok = launch_prepare(&r->launched, r->o->command, &why);
+	if (!ok) {
+		*code = fail_msg(why.s);
+		sb_free(&why);
+		return false;
+	}
+	r->launching = true;
+	stop_signals_close(&r->stop);
+	stop_signals_init(&r->stop, r->launched.pid);
+	bpf_procs_add_waiting(&r->procs, r->launched.pid);
+	if (bpf_sampler_add_target(r->bs, r->launched.pid) != 0) {
+		launch_abort(&r->launched);
+		*code = fail_msg("cannot add the program to the eBPF sampler's targets");
+		sb_free(&why);
+		return false;
+	}
+	int err = launch_release(&r->launched);
+	if (err) {
+		sb_printf(&why, "cannot run %s: %s", r->launched.program, strerror(err));
+		fail_msg(why.s);
+		launch_wait(&r->launched);
+		*code = err == ENOENT ? 127 : 126;
+		sb_free(&why);
+		return false;
+	}
+	sb_free(&why);
+	return true;
+}
+
+int mode_bpf(const struct options *o, const char *ptrace_refusal)
+{
+	if (o->stack_kb_set && (o->stack_kb << 10) > BPF_SAMPLER_MAX_TOP_BYTES)
+		return fail_msg("with eBPF sampling --stack-kb is at most 12 (the kernel copies the "
+				"rest of the stack frame by frame)");
+	struct bpf_run *r = calloc(1, sizeof(*r));
+	if (!r)
+		return fail_msg("out of memory");
+	r->o = o;
+	intern_init(&r->strings);
+	profile_init(&r->prof, &r->strings, line_mode_of(o));
+	bpf_procs_init(&r->procs, &r->strings, o);
+	node_scan_init(&r->scan);
+	u64map_init(&r->tids, 0);
+	r->s_kernel_unknown = intern_str(&r->strings, "[unknown] (kernel)");
+	stop_signals_init(&r->stop, 0);
+	int code = 1;
+	if (!start_sampler(r, ptrace_refusal))
+		goto out;
+	if (o->kernel && !(r->have_ksyms = kallsyms_load(&r->ksyms, "/proc/kallsyms")))
+		fprintf(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "
+				"addresses (kernel.kptr_restrict)\n");
+	r->start_ns = now_ns();
+	if (o->command) {
+		if (!start_launch(r, &code))
+			goto out;
+	} else if (o->all_node) {
+		add_node_processes(r);
+	} else if (!add_given_processes(r)) {
+		goto out;
+	}
+	announce(r);
+	r->start_ns = now_ns();
+	run_loop(r);
+	code = finish(r);
+out:
+	bpf_sampler_close(r->bs);
+	stop_signals_close(&r->stop);
+	if (r->have_ksyms)
+		kallsyms_free(&r->ksyms);
+	u64map_free(&r->tids);
+	node_scan_free(&r->scan);
+	bpf_procs_free(&r->procs);
+	profile_free(&r->prof);
+	intern_free(&r->strings);
+	free(r);
+	return code;
+}

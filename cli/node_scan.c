@@ -1,0 +1,81 @@
+/* node_scan.c — finding the V8 processes of the host. */
+#include "node_scan.h"
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../symtab/elf_image.h"
+#include "../symtab/maps.h"
+#include "../v8/runtime.h"
+
+void node_scan_init(struct node_scan *ns)
+{
+	u64map_init(&ns->verdict, 0);
+}
+
+void node_scan_free(struct node_scan *ns)
+{
+	u64map_free(&ns->verdict);
+}
+
+/* Is the file mapped at m (seen through /proc/PID/map_files) a V8 module? */
+static bool module_has_v8(struct node_scan *ns, pid_t pid, const struct mapping *m)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)m->start,
+		 (unsigned long)m->end);
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return false;
+	uint64_t key = u64_hash((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)st.st_ino) | 1;
+	uint64_t v;
+	if (u64map_get(&ns->verdict, key, &v))
+		return v == 2;
+	const char *err = NULL;
+	struct elf_image *img = elf_image_open(path, &err);
+	bool yes = img && v8_image_has_v8(img);
+	if (img)
+		elf_image_close(img);
+	u64map_put(&ns->verdict, key, yes ? 2 : 1);
+	return yes;
+}
+
+static bool runs_v8(struct node_scan *ns, pid_t pid)
+{
+	struct maps maps;
+	maps_init(&maps);
+	bool yes = false;
+	if (maps_read_proc(pid, &maps) == 0) {
+		for (size_t i = 0; i < maps.n && !yes; i++) {
+			const struct mapping *m = &maps.v[i];
+			if ((m->prot & MAP_X) && m->path && m->path[0] == '/')
+				yes = module_has_v8(ns, pid, m);
+		}
+	}
+	maps_free(&maps);
+	return yes;
+}
+
+size_t node_scan(struct node_scan *ns, pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	size_t n = 0;
+	pid_t self = getpid();
+	struct dirent *e;
+	while (n < max && (e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		if (runs_v8(ns, (pid_t)pid))
+			out[n++] = (pid_t)pid;
+	}
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,56 @@
+/* stop_signals.c — stop requests and their forwarding to a launched program. */
+#include "stop_signals.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+int stop_signals_init(struct stop_signals *s, pid_t child)
+{
+	s->fd = -1;
+	s->child = child;
+	s->last = 0;
+	s->forwarded = 0;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (child)
+		sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -errno;
+	s->fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return s->fd < 0 ? -errno : 0;
+}
+
+void stop_signals_close(struct stop_signals *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+bool stop_signals_check(struct stop_signals *s)
+{
+	bool stop = false;
+	struct signalfd_siginfo si;
+	while (s->fd >= 0 && read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		s->last = (int)si.ssi_signo;
+		if (!s->child) {
+			stop = true;
+			continue;
+		}
+		/* sent by a process (kill), not by the terminal: the program did not get it */
+		bool from_process = si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE;
+		if (from_process && (pid_t)si.ssi_pid != s->child && kill(s->child, (int)si.ssi_signo) == 0)
+			s->forwarded++;
+	}
+	return stop;
+}
+
+bool stop_signals_check_cb(void *ctx)
+{
+	return stop_signals_check(ctx);
+}

@@ -1,0 +1,52 @@
+/* maps_refresh.c — rate-limited re-reading of /proc/PID/maps. */
+#include "maps_refresh.h"
+
+#include "../util/clock.h"
+
+void maps_refresh_init(struct maps_refresh *r, uint64_t min_interval_ns)
+{
+	r->min_interval_ns = min_interval_ns;
+	r->last_ns = 0;
+	r->reloads = 0;
+}
+
+bool walk_left_known_code(const struct addrspace *as, const struct raw_frame *raw, int nraw)
+{
+	for (int i = 0; i < nraw; i++) {
+		const struct mapping *m = maps_find(&as->maps, raw[i].pc);
+		if (!m || !(m->prot & MAP_X))
+			return true;
+	}
+	return false;
+}
+
+bool maps_refresh_now(struct maps_refresh *r, struct addrspace *as)
+{
+	uint64_t now = now_ns();
+	if (r->last_ns && now - r->last_ns < r->min_interval_ns)
+		return false;
+	r->last_ns = now;
+	if (addrspace_load_proc(as) != 0)
+		return false;
+	r->reloads++;
+	return true;
+}
+
+bool maps_refresh_after_walk(struct maps_refresh *r, struct addrspace *as,
+			     const struct raw_frame *raw, int nraw)
+{
+	return walk_left_known_code(as, raw, nraw) && maps_refresh_now(r, as);
+}
+
+bool stack_bounds_at(struct maps_refresh *r, struct addrspace *as, uint64_t sp,
+		     struct stack_bounds *b)
+{
+	const struct mapping *m = maps_find(&as->maps, sp);
+	if (!m && maps_refresh_now(r, as))
+		m = maps_find(&as->maps, sp);
+	if (!m)
+		return false;
+	b->lo = m->start;
+	b->hi = m->end;
+	return true;
+}
