@@ -239,13 +239,16 @@ static void print_bpf_summary(struct bpf_run *r)
 	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
+	size_t sampled = 0; /* processes that were opened (a label is given then) */
+	for (size_t i = 0; i < r->procs.n; i++)
+		sampled += r->procs.v[i]->label != 0;
 	double total = (double)(r->samples + lost);
 	fprintf(stderr,
 		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
 		"with JS frames; errors %lu (%.1f%%: %lu truncated, %lu lost); v8walk CPU %.1f%%\n",
-		r->samples, secs, secs > 0 ? (double)r->samples / secs : 0.0, r->procs.n, r->tids.len,
+		r->samples, secs, secs > 0 ? (double)r->samples / secs : 0.0, sampled, r->tids.len,
 		r->samples - r->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
-		r->truncated, (unsigned long)lost, secs > 0 ? 100.0 * cpu / secs : 0.0);
+		r->truncated, (unsigned long)lost, secs > 0.1 ? 100.0 * cpu / secs : 0.0);
 	if (lost)
 		fprintf(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
 				"lower --rate\n", (unsigned long)lost);
@@ -264,20 +267,33 @@ static void report_never_node(const struct bpf_run *r)
 			r->o->command[0], p->why_not);
 }
 
-/* The processes named on the command line; false after printing why one cannot be sampled. */
-static bool add_given_processes(struct bpf_run *r)
+/* Open the processes named on the command line (before the sampler starts, so that a wrong pid
+ * is reported as in ptrace mode); false after printing why one cannot be sampled. */
+static bool open_given_processes(struct bpf_run *r)
 {
 	for (size_t i = 0; i < r->o->npids; i++) {
 		struct strbuf why;
 		sb_init(&why);
 		bool ok = bpf_procs_add(&r->procs, r->o->pids[i], &why);
-		if (ok)
-			ok = bpf_sampler_add_target(r->bs, r->o->pids[i]) == 0;
-		else
+		if (!ok)
 			fail_msg(why.s);
 		sb_free(&why);
 		if (!ok)
 			return false;
+	}
+	return true;
+}
+
+/* Put the opened processes in the kernel's filter. */
+static bool sample_given_processes(struct bpf_run *r)
+{
+	for (size_t i = 0; i < r->procs.n; i++) {
+		int err = bpf_sampler_add_target(r->bs, r->procs.v[i]->pid);
+		if (err) {
+			fprintf(stderr, "v8walk: cannot add process %d to the eBPF sampler: %s\n",
+				(int)r->procs.v[i]->pid, strerror(-err));
+			return false;
+		}
 	}
 	return true;
 }
@@ -291,8 +307,8 @@ static void announce(const struct bpf_run *r)
 		fprintf(stderr, "v8walk: sampling every node process (%zu now) with eBPF at %g Hz; "
 				"Ctrl-C to stop\n", r->procs.n, o->rate_hz);
 	else if (o->command)
-		fprintf(stderr, "v8walk: sampling process %d (%s) with eBPF at %g Hz until it exits\n",
-			(int)r->launched.pid, o->command[0], o->rate_hz);
+		fprintf(stderr, "v8walk: started %s (process %d); sampling it with eBPF at %g Hz until "
+				"it exits\n", o->command[0], (int)r->launched.pid, o->rate_hz);
 	else if (r->procs.n == 1) {
 		struct strbuf d;
 		sb_init(&d);
@@ -402,7 +418,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	r->s_kernel_unknown = intern_str(&r->strings, "[unknown] (kernel)");
 	stop_signals_init(&r->stop, 0);
 	int code = 1;
-	if (!start_sampler(r, ptrace_refusal))
+	if (!open_given_processes(r) || !start_sampler(r, ptrace_refusal))
 		goto out;
 	if (o->kernel && !(r->have_ksyms = kallsyms_load(&r->ksyms, "/proc/kallsyms")))
 		fprintf(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "
@@ -413,7 +429,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 			goto out;
 	} else if (o->all_node) {
 		add_node_processes(r);
-	} else if (!add_given_processes(r)) {
+	} else if (!sample_given_processes(r)) {
 		goto out;
 	}
 	announce(r);

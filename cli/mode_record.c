@@ -34,9 +34,12 @@ static void announce(const struct options *o, const struct live_session *ss, pid
 	struct strbuf d;
 	sb_init(&d);
 	v8_runtime_describe(&ss->tg.rt, &d);
-	fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; %s\n", (int)pid, d.s,
-		o->rate_hz, o->duration_s > 0 ? "" : " until interrupted",
-		o->command ? "until it exits" : "Ctrl-C to stop");
+	if (o->command)
+		fprintf(stderr, "v8walk: started %s (process %d, %s); sampling it at %g Hz until it "
+				"exits\n", o->command[0], (int)pid, d.s, o->rate_hz);
+	else
+		fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; Ctrl-C to stop\n",
+			(int)pid, d.s, o->rate_hz, o->duration_s > 0 ? "" : " until interrupted");
 	sb_free(&d);
 }
 
@@ -84,8 +87,10 @@ static int record_pid(const struct options *o)
 	} else {
 		struct strbuf why;
 		sb_init(&why);
-		diagnose_access(o->pid, -err, &why);
 		bool fall_back = o->sampler == SAMPLER_AUTO && err != -ESRCH && !o->idle;
+		if (fall_back)
+			sb_add(&why, "ptrace is refused: ");
+		diagnose_access(o->pid, -err, &why);
 		profile_free(&prof);
 		session_close(&ss);
 		stop_signals_close(&stop);
@@ -123,8 +128,45 @@ static bool wait_exec_stop(pid_t pid, int *code)
 	}
 }
 
-/* Launch mode: seize the held child, let it execve, take the session over at its first
- * instruction, sample it until it exits and pass its exit code on. */
+/* Launch mode, once the program started: at each of its execve stops, open it; the first
+ * program that is node is sampled until it exits (a script's interpreter may execve node later:
+ * until then nothing is sampled). Returns the exit code to pass on. */
+static int follow_launched(const struct options *o, struct launch *l, struct stop_signals *stop)
+{
+	struct strbuf why;
+	sb_init(&why);
+	int code = 0;
+	while (wait_exec_stop(l->pid, &code)) {
+		struct options lo = *o;
+		lo.pid = l->pid;
+		struct sampler_opts so;
+		sampler_opts_for(o, stop, &so);
+		struct profile prof;
+		struct live_session ss;
+		sb_reset(&why);
+		if (!session_open_why(&ss, &lo, &so, add_sample, &prof, &why)) {
+			ptrace(PTRACE_CONT, l->pid, NULL, NULL); /* not node (yet): let it run on */
+			continue;
+		}
+		profile_init(&prof, &ss.strings, line_mode_of(o));
+		session_adopt(&ss);
+		int rc = sample_and_write(&lo, &ss, &prof);
+		/* sampling ended first (--duration): the program runs on; wait for it */
+		code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
+		profile_free(&prof);
+		session_close(&ss);
+		sb_free(&why);
+		return rc ? rc : code;
+	}
+	if (why.len)
+		fprintf(stderr, "v8walk: %s never ran node, so nothing was sampled: %s\n", l->program,
+			why.s);
+	sb_free(&why);
+	return code;
+}
+
+/* Launch mode: seize the held child (PTRACE_O_TRACEEXEC: it stops at its first instruction),
+ * then let it execve. */
 static int record_launch(const struct options *o)
 {
 	struct strbuf why;
@@ -144,34 +186,15 @@ static int record_launch(const struct options *o)
 	}
 	struct stop_signals stop;
 	stop_signals_init(&stop, l.pid);
-	int code = 0;
+	int code;
 	int err = launch_release(&l);
 	if (err) {
 		sb_printf(&why, "cannot run %s: %s", l.program, strerror(err));
 		fail_msg(why.s);
 		waitpid(l.pid, &code, __WALL);
 		code = err == ENOENT ? 127 : 126;
-	} else if (wait_exec_stop(l.pid, &code)) {
-		struct options lo = *o;
-		lo.pid = l.pid;
-		struct sampler_opts so;
-		sampler_opts_for(o, &stop, &so);
-		struct profile prof;
-		struct live_session ss;
-		if (!session_open(&ss, &lo, &so, add_sample, &prof)) {
-			launch_abort(&l);
-			code = 1;
-		} else {
-			profile_init(&prof, &ss.strings, line_mode_of(o));
-			session_adopt(&ss);
-			int rc = sample_and_write(&lo, &ss, &prof);
-			/* sampling ended first (--duration): the program runs on; wait for it */
-			code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(&l);
-			if (rc)
-				code = rc;
-			profile_free(&prof);
-			session_close(&ss);
-		}
+	} else {
+		code = follow_launched(o, &l, &stop);
 	}
 	stop_signals_close(&stop);
 	sb_free(&why);

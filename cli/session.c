@@ -8,21 +8,18 @@
 
 enum { DETACH_TIMEOUT_NS = 1000 * 1000 * 1000 };
 
-bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
-		  sample_sink_fn sink, void *sink_ctx)
+bool session_open_why(struct live_session *ss, const struct options *o,
+		      const struct sampler_opts *so, sample_sink_fn sink, void *sink_ctx,
+		      struct strbuf *why)
 {
 	memset(ss, 0, sizeof(*ss));
-	struct strbuf msg;
-	sb_init(&msg);
-	if (!live_target_open(&ss->tg, o->pid, o, &msg)) {
-		fail_msg(msg.s);
-		sb_free(&msg);
+	if (!live_target_open(&ss->tg, o->pid, o, why)) {
+		live_target_close(&ss->tg);
 		return false;
 	}
-	sb_free(&msg);
 	if (tracer_init_signals(&ss->tr) != 0) {
 		live_target_close(&ss->tg);
-		fail_msg("cannot set up signal handling");
+		sb_add(why, "cannot set up signal handling");
 		return false;
 	}
 	intern_init(&ss->strings);
@@ -32,6 +29,18 @@ bool session_open(struct live_session *ss, const struct options *o, const struct
 	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
 	ss->opened = true;
 	return true;
+}
+
+bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
+		  sample_sink_fn sink, void *sink_ctx)
+{
+	struct strbuf why;
+	sb_init(&why);
+	bool ok = session_open_why(ss, o, so, sink, sink_ctx, &why);
+	if (!ok)
+		fail_msg(why.s);
+	sb_free(&why);
+	return ok;
 }
 
 int session_try_attach(struct live_session *ss, const struct options *o)

@@ -20,7 +20,11 @@ struct live_session {
 	bool opened, attached;
 };
 
-/* Check the target and prepare (nothing touches it yet). Prints the error and returns false. */
+/* Check the target and prepare (nothing touches it yet); false with the reason in *why. */
+bool session_open_why(struct live_session *ss, const struct options *o,
+		      const struct sampler_opts *so, sample_sink_fn sink, void *sink_ctx,
+		      struct strbuf *why);
+/* The same, printing the reason. */
 bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
 		  sample_sink_fn sink, void *sink_ctx);
 /* Seize every thread; prints why not and returns false. */

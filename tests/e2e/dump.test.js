@@ -1,12 +1,12 @@
 // dump.test.js — `--pid N --dump`: every thread's mixed stack once, as text and as JSON, with the
-// target paused only while each stack is copied and walked.
+// target paused only while each stack is copied and walked. A dump has only a ptrace form, so
+// these tests belong to the ptrace pass of the suite.
 'use strict';
-const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('node:fs');
 const h = require('./harness');
 
-test('--dump --json: every thread, frames innermost first, JS named', async (t) => {
+h.modeTest('ptrace', '--dump --json: every thread, frames innermost first, JS named', async (t) => {
   const fx = await h.startFixture('workers.js');
   t.after(() => fx.stop());
   const r = await h.runV8walk(['--pid', String(fx.pid), '--dump', '--json']);
@@ -41,7 +41,7 @@ test('--dump --json: every thread, frames innermost first, JS named', async (t) 
   assert.strictEqual(h.tracerPid(fx.pid), 0);
 });
 
-test('--dump text: one block per thread', async (t) => {
+h.modeTest('ptrace', '--dump text: one block per thread', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   const r = await h.runV8walk(['--pid', String(fx.pid), '--dump']);
@@ -53,7 +53,7 @@ test('--dump text: one block per thread', async (t) => {
   assert.ok(await fx.ping(), fx.describe());
 });
 
-test('--json without --dump is refused', async () => {
+h.modeTest('ptrace', '--json without --dump is refused', async () => {
   const r = await h.runV8walk(['--pid', '1', '--json']);
   assert.strictEqual(r.code, 2);
   assert.match(r.stderr, /--json goes with --dump/);

@@ -90,12 +90,13 @@ test('no permission: another user without CAP_SYS_PTRACE', { skip: process.getui
   assert.ok(await fx.ping(), fx.describe());
 });
 
-test('a target already traced by another tracer', async (t) => {
+// (in --mode auto, v8walk falls back to eBPF instead: bpf.test.js)
+h.modeTest('ptrace', 'a target already traced by another tracer', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
-  const first = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '5']);
+  const first = h.startV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--raw', '--duration', '5']);
   for (let i = 0; i < 100 && h.tracerPid(fx.pid) === 0; i++) await h.sleep(20);
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1']);
+  const r = await h.runV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--duration', '1']);
   assert.strictEqual(r.code, 1);
   assert.match(oneLine(r.stderr), new RegExp(`already traced by process ${first.child.pid} \\(v8walk\\)`));
   first.child.kill('SIGINT');
@@ -107,7 +108,7 @@ test('a stripped node still works: the metadata lives in .dynsym', async (t) => 
   const stripped = path.join(tmp, 'node-stripped');
   const s = spawnSync('strip', ['--strip-all', '-o', stripped, h.NODE], { encoding: 'utf8' });
   assert.strictEqual(s.status, 0, s.stderr);
-  const fx = await startWith(stripped, 'chain.js');
+  const fx = await h.startFixture('chain.js', { node: stripped });
   t.after(() => fx.stop());
   const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);
   assert.strictEqual(r.code, 0, r.stderr);
@@ -115,23 +116,20 @@ test('a stripped node still works: the metadata lives in .dynsym', async (t) => 
     'JS still named');
 });
 
-function startWith(node, fixture) {
-  const saved = process.env.NODE_UNDER_TEST;
-  process.env.NODE_UNDER_TEST = node;
-  delete require.cache[require.resolve('./harness')];
-  const h2 = require('./harness');
-  process.env.NODE_UNDER_TEST = saved;
-  if (saved === undefined) delete process.env.NODE_UNDER_TEST;
-  delete require.cache[require.resolve('./harness')];
-  return h2.startFixture(fixture);
-}
-
 test('bad options', async () => {
   for (const [args, re] of [
     [['--pid', 'abc'], /--pid needs a process id, not 'abc'/],
     [['--pid', '1', '--rate', '0'], /--rate must be between 1 and 10000 Hz/],
     [['--pid', '1', '--duration', '-3'], /--duration needs a positive number of seconds/],
     [[], /which process\? give --pid PID/],
+    [['--pid', '1', '--pid', '2', '--mode', 'ptrace'], /ptrace mode samples one process; use --mode bpf/],
+    [['--pid', '1', '--mode', 'ptrace', '--kernel'], /--kernel needs eBPF sampling/],
+    [['--pid', '1', '--mode', 'bpf', '--idle'], /--idle needs ptrace mode/],
+    [['--pid', '1', '--mode', 'perf'], /--mode is ptrace, bpf or auto, not 'perf'/],
+    [['--pid', '1', '--dump', '--mode', 'bpf'], /--dump stops each thread once with ptrace/],
+    [['--pid', '1', '--', 'node'], /give one of --pid, --all-node and -- PROGRAM/],
+    [['--pid', '1', 'node'], /unexpected argument 'node' \(to start a program: v8walk \[options\] -- PROGRAM/],
+    [['--'], /`--` must be followed by the program/],
     [['--pid', '1', '--bogus'], /unknown option '--bogus'/],
     [['--pid', '1', '--function', '--nolineno'], /contradict/],
   ]) {

@@ -10,18 +10,31 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
 const NODE = process.env.NODE_UNDER_TEST || process.execPath;
 const FIXTURES = path.join(ROOT, 'fixtures');
+// The sampler every sampling run uses: V8WALK_MODE=ptrace|bpf (scripts/run-e2e.sh runs the
+// suite once per mode); unset = v8walk's default (auto, which is ptrace for one live target).
+const MODE = process.env.V8WALK_MODE || 'ptrace';
+if (!['ptrace', 'bpf'].includes(MODE)) throw new Error(`V8WALK_MODE must be ptrace or bpf, not ${MODE}`);
+
+// `--mode MODE` in front of a sampling run's arguments (not for --dump/--version-info, which
+// have one form, nor when the test chose a mode itself).
+function withMode(args) {
+  if (!process.env.V8WALK_MODE || args.some((a) => ['--mode', '--dump', '--version-info'].includes(a))) return args;
+  return ['--mode', MODE, ...args];
+}
+
+// A test that belongs to one sampler's pass of the suite (e.g. ptrace's tracer handling); it is
+// registered only in that pass, and runs there every time.
+function modeTest(mode, name, ...rest) {
+  if (mode === MODE) require('node:test')(`[${mode}] ${name}`, ...rest);
+}
 
 function nodeVersion() {
   return spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
 }
 
-// Start a fixture; resolves once it printed its {"ready": true, …} line.
-function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
-  const child = spawn(NODE, [...nodeArgs, path.join(FIXTURES, name), ...args], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
-    cwd,
-  });
+// The control protocol (fixtures/lib/control.js) over a child's stdin/stdout; resolves with the
+// fixture once it printed its {"ready": true, …} line.
+function controlled(child, name, running = () => child.exitCode === null && child.signalCode === null) {
   const rl = readline.createInterface({ input: child.stdout });
   const waiters = [];
   const messages = [];
@@ -49,7 +62,7 @@ function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
     // Does the target still answer? (resolves true/false within ms)
     async ping(ms = 5000) {
       const k = ++seq;
-      if (child.exitCode !== null || child.signalCode !== null) return false;
+      if (!running()) return false;
       child.stdin.write(`ping ${k}\n`);
       try { await next((m) => m.pong === k, ms); return true; } catch { return false; }
     },
@@ -65,10 +78,44 @@ function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
   return next((m) => m.ready).then((r) => { fixture.ready = r; return fixture; });
 }
 
+// Start a fixture (under NODE, or another node binary); resolves once it is ready.
+function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd, node = NODE } = {}) {
+  const child = spawn(node, [...nodeArgs, path.join(FIXTURES, name), ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+    cwd,
+  });
+  return controlled(child, name);
+}
+
+// Launch mode: v8walk starts the fixture (`v8walk ARGS -- node FIXTURE`) and the fixture's stdin
+// and stdout are v8walk's, so the control protocol runs through v8walk (the profile goes to -o).
+// fixture.pid is the fixture's own pid; fixture.done resolves with v8walk's {code, signal, stderr}
+// once v8walk and the fixture (which shares its stdout and stderr) are both gone; fixture.exited
+// as soon as v8walk exits.
+function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [] } = {}) {
+  const argv = withMode([...v8walkArgs, '--', NODE, ...nodeArgs, path.join(FIXTURES, name), ...args]);
+  const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let pid = 0;
+  const running = () => { try { process.kill(pid, 0); return procState(pid) !== 'Z'; } catch { return false; } };
+  return controlled(child, name, running).then((fx) => {
+    fx.pid = pid = fx.ready.pid;
+    fx.v8walk = child;
+    fx.done = done;
+    fx.exited = exited;
+    fx.stop = () => { try { process.kill(fx.pid, 'SIGKILL'); } catch { /* gone */ } };
+    return fx;
+  });
+}
+
 // Run v8walk to completion. Returns {code, signal, stdout, stderr}.
 function runV8walk(args, { timeoutMs = 120000, env = {}, uid } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(V8WALK, args, { env: { ...process.env, ...env }, uid, gid: uid });
+    const child = spawn(V8WALK, withMode(args), { env: { ...process.env, ...env }, uid, gid: uid });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
@@ -79,7 +126,7 @@ function runV8walk(args, { timeoutMs = 120000, env = {}, uid } = {}) {
 
 // Start v8walk and hand back the child (for signal tests).
 function startV8walk(args) {
-  const child = spawn(V8WALK, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(V8WALK, withMode(args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
   child.stdout.on('data', (d) => { stdout += d; });
   child.stderr.on('data', (d) => { stderr += d; });
@@ -119,6 +166,13 @@ function threadStates(pid) {
   } catch { return []; }
 }
 
+// utime + stime of a process, in clock ticks.
+function cpuTicks(pid) {
+  const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
 function tracerPid(pid) {
   const m = /TracerPid:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : -1;
@@ -137,6 +191,6 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, FIXTURES, nodeVersion, startFixture, runV8walk, startV8walk, parseFolded,
-  parseJsFrame, procState, threadStates, tracerPid, sleep, hasChain,
+  ROOT, V8WALK, NODE, FIXTURES, MODE, withMode, modeTest, nodeVersion, startFixture, launchFixture, runV8walk,
+  startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, tracerPid, sleep, hasChain,
 };

@@ -1,0 +1,121 @@
+// bpf.test.js — what only the eBPF sampler does (these tests belong to the suite's bpf pass):
+// several processes at once, --all-node (found by V8 symbols, not by name), kernel frames, the
+// fallback of --mode auto when ptrace is refused, and a clear refusal without privileges.
+'use strict';
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const h = require('./harness');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-bpf-'));
+require('node:test').after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// Stacks whose root is process `pid` and that run the hot chain outer → middle → leaf.
+function chainSamples(stacks, pid, truth) {
+  const chain = ['outer', 'middle', 'leaf'].map((name) => ({ name, file: truth.file, line: truth.defLines[name] }));
+  return stacks.filter((s) => s.frames[0].endsWith(`(${pid})`) && h.hasChain(s.frames, chain))
+    .reduce((a, s) => a + s.count, 0);
+}
+
+h.modeTest('bpf', 'several --pid: each process is its own root, each with its JS named', async (t) => {
+  const a = await h.startFixture('chain.js');
+  t.after(() => a.stop());
+  const b = await h.startFixture('chain.js');
+  t.after(() => b.stop());
+  const r = await h.runV8walk(['--pid', String(a.pid), '--pid', String(b.pid), '--raw', '--duration', '3']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const roots = new Set(stacks.map((s) => s.frames[0]));
+  assert.deepStrictEqual([...roots].sort(), [`node (${a.pid})`, `node (${b.pid})`].sort(), 'one root per process');
+  for (const fx of [a, b]) {
+    const n = chainSamples(stacks, fx.pid, fx.ready);
+    assert.ok(n >= 40, `process ${fx.pid}: ${n} samples in outer → middle → leaf`);
+  }
+  assert.match(r.stderr, /2 processes/);
+  assert.ok(await a.ping() && await b.ping(), 'both answer');
+});
+
+h.modeTest('bpf', '--all-node finds node by its symbols: a renamed node yes, a "node" that is not V8 no', async (t) => {
+  const a = await h.startFixture('chain.js');
+  t.after(() => a.stop());
+  // the same node binary under another name
+  const renamed = path.join(tmp, 'my-server');
+  fs.copyFileSync(h.NODE, renamed);
+  fs.chmodSync(renamed, 0o755);
+  const b = await h.startFixture('chain.js', { node: renamed });
+  t.after(() => b.stop());
+  // a program called node that is not V8
+  const fake = path.join(tmp, 'node');
+  fs.copyFileSync('/bin/sleep', fake);
+  fs.chmodSync(fake, 0o755);
+  const sleeper = spawn(fake, ['30'], { stdio: 'ignore' });
+  t.after(() => sleeper.kill('SIGKILL'));
+  const r = await h.runV8walk(['--all-node', '--raw', '--duration', '4']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  assert.ok(chainSamples(stacks, a.pid, a.ready) >= 40, `node (${a.pid}) sampled`);
+  assert.ok(chainSamples(stacks, b.pid, b.ready) >= 40, `my-server (${b.pid}) sampled`);
+  assert.ok(stacks.some((s) => s.frames[0] === `my-server (${b.pid})`), 'the renamed node keeps its own name');
+  assert.ok(!stacks.some((s) => s.frames[0].endsWith(`(${sleeper.pid})`)), 'the fake "node" is not sampled');
+});
+
+h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system calls, named from kallsyms', async (t) => {
+  const fx = await h.startFixture('syscalls.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--kernel', '--raw', '--duration', '3']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const kernelNames = new Set(fs.readFileSync('/proc/kallsyms', 'utf8').split('\n').map((l) => l.split(/\s+/)[2]));
+  let withKernel = 0, underWrite = 0, wrapperAbove = 0, kernelWrite = 0;
+  for (const s of stacks) {
+    const k = s.frames.findIndex((f) => f.endsWith('_[k]'));
+    if (k < 0) continue;
+    withKernel += s.count;
+    // kernel frames are the innermost ones: all of them after every user frame
+    assert.ok(s.frames.slice(k).every((f) => f.endsWith('_[k]')), s.frames.join(';'));
+    for (const f of s.frames.slice(k))
+      assert.ok(kernelNames.has(f.slice(0, -4)), `${f} is a kernel symbol`);
+    if (!s.frames.some((f) => h.parseJsFrame(f)?.name === 'writeMany')) continue;
+    underWrite += s.count;
+    // glibc's write wrapper (no frame pointer: unwound by CFI over the captured stack) calls
+    // into the kernel, which is in its write path most of the time
+    if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
+    if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
+  }
+  const total = stacks.reduce((a, s) => a + s.count, 0);
+  assert.ok(withKernel >= total * 0.3, `${withKernel}/${total} samples in the kernel`);
+  assert.ok(wrapperAbove >= underWrite * 0.8, `${wrapperAbove}/${underWrite} kernel samples below a write wrapper`);
+  assert.ok(kernelWrite >= underWrite * 0.4, `${kernelWrite}/${underWrite} in the kernel's write path`);
+  // without --kernel there are none
+  const plain = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);
+  assert.ok(!plain.stdout.includes('_[k]'));
+});
+
+h.modeTest('bpf', '--mode auto falls back to eBPF when ptrace is refused (already traced), and says so', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const tracer = h.startV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--raw', '--duration', '6']);
+  for (let i = 0; i < 100 && h.tracerPid(fx.pid) === 0; i++) await h.sleep(20);
+  assert.strictEqual(h.tracerPid(fx.pid), tracer.child.pid);
+  const r = await h.runV8walk(['--mode', 'auto', '--pid', String(fx.pid), '--raw', '--duration', '2']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`ptrace is refused: process ${fx.pid} \\(node\\) is already traced by process ${tracer.child.pid} \\(v8walk\\).*; sampling with eBPF instead`));
+  assert.ok(chainSamples(h.parseFolded(r.stdout), fx.pid, fx.ready) >= 20, 'sampled anyway');
+  tracer.child.kill('SIGINT');
+  assert.strictEqual((await tracer.done).code, 0);
+  assert.ok(await fx.ping(), fx.describe());
+});
+
+h.modeTest('bpf', 'without privileges: one line naming what eBPF needs', { skip: process.getuid() !== 0 && 'needs root to run v8walk as another user' }, async () => {
+  const bin = path.join(tmp, 'v8walk');
+  fs.copyFileSync(h.V8WALK, bin);
+  fs.chmodSync(tmp, 0o755);
+  fs.chmodSync(bin, 0o755);
+  const r = spawnSync(bin, ['--mode', 'bpf', '--', '/bin/true'], { uid: 65534, gid: 65534, encoding: 'utf8' });
+  assert.strictEqual(r.status, 1, r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.strictEqual(lines.length, 1, r.stderr);
+  assert.match(lines[0], /^v8walk: eBPF sampling needs root, or CAP_BPF and CAP_PERFMON.*; run v8walk with sudo$/);
+});

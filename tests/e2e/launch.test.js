@@ -1,0 +1,101 @@
+// launch.test.js — launch mode (`v8walk [options] -- node app.js args…`), in the pass's sampler:
+// the program is profiled from its start until it exits, its exit code (or 128 + the signal that
+// killed it) is v8walk's, signals sent to v8walk reach it, and it is never left stopped or traced.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-launch-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+let nth = 0;
+const outFile = () => path.join(tmp, `profile-${++nth}.folded`);
+
+function spinSamples(out, ready) {
+  const stacks = h.parseFolded(fs.readFileSync(out, 'utf8'));
+  const hot = stacks.filter((s) => h.hasChain(s.frames, [{ name: 'spin', file: ready.file, line: ready.spinLine }]));
+  return { stacks, hot: hot.reduce((a, s) => a + s.count, 0) };
+}
+
+test('the exit code passes through and the program is profiled with its JS named', async (t) => {
+  const out = outFile();
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
+  t.after(() => fx.stop());
+  await h.sleep(1500);
+  fx.child.stdin.write('exit 3\n');
+  const r = await fx.done;
+  assert.strictEqual(r.code, 3, r.stderr);
+  assert.match(r.stderr, /the target exited \(status 3\)/);
+  const { stacks, hot } = spinSamples(out, fx.ready);
+  assert.ok(hot >= 30, `samples in spin: ${hot}\n${stacks.slice(0, 3).map((s) => s.frames.join(';')).join('\n')}`);
+  assert.ok(stacks.every((s) => s.frames[0] === `node (${fx.pid})` || s.frames[0].endsWith(`(${fx.pid})`)),
+    'every sample is the program\'s');
+  if (h.MODE === 'ptrace')
+    assert.strictEqual(fx.ready.tracerAtStart, fx.v8walk.pid, 'traced before its first line of JavaScript ran');
+});
+
+test('death by a signal is exit code 128 + the signal', async (t) => {
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', outFile()] });
+  t.after(() => fx.stop());
+  await h.sleep(500);
+  fx.child.stdin.write('kill SIGTERM\n');
+  const r = await fx.done;
+  assert.strictEqual(r.code, 128 + os.constants.signals.SIGTERM, r.stderr);
+  assert.match(r.stderr, /killed by signal 15/);
+});
+
+test('SIGINT sent to v8walk goes to the program, and the profile is still written', async (t) => {
+  const out = outFile();
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
+  t.after(() => fx.stop());
+  await h.sleep(1000);
+  fx.v8walk.kill('SIGINT');
+  const r = await fx.done;
+  assert.strictEqual(r.code, 42, `the program's SIGINT handler chose the exit code\n${r.stderr}`);
+  assert.ok(spinSamples(out, fx.ready).hot > 0, 'profile written');
+});
+
+test('--duration ends sampling; v8walk then waits for the program and passes its code on', async (t) => {
+  const out = outFile();
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out, '--duration', '1'] });
+  t.after(() => fx.stop());
+  await h.sleep(2500);
+  assert.ok(fs.statSync(out).size > 0, 'the profile was written when sampling ended');
+  assert.strictEqual(h.tracerPid(fx.pid), 0, 'no longer traced');
+  assert.ok(await fx.ping(), 'the program runs on');
+  fx.child.stdin.write('exit 7\n');
+  const r = await fx.done;
+  assert.strictEqual(r.code, 7, r.stderr);
+});
+
+test('v8walk killed: the program runs on, neither stopped nor traced', async (t) => {
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', outFile()] });
+  t.after(() => fx.stop());
+  await h.sleep(800);
+  fx.v8walk.kill('SIGKILL');
+  await fx.exited;
+  for (let i = 0; i < 50 && h.tracerPid(fx.pid) !== 0; i++) await h.sleep(20);
+  assert.strictEqual(h.tracerPid(fx.pid), 0);
+  assert.ok(h.threadStates(fx.pid).every((s) => s !== 't' && s !== 'T'), 'not stopped');
+  // its stdin closed with v8walk, so it cannot answer pings: it must keep using CPU instead
+  const before = h.cpuTicks(fx.pid);
+  await h.sleep(500);
+  assert.ok(h.cpuTicks(fx.pid) > before, 'still running');
+});
+
+test('a program that cannot be run: one line, exit code 127 as in a shell', async () => {
+  const r = await h.runV8walk(['--raw', '--', path.join(tmp, 'no-such-program')]);
+  assert.strictEqual(r.code, 127);
+  assert.match(r.stderr.trim(), /^v8walk: cannot run .*no-such-program: No such file or directory$/);
+});
+
+test('a program that never runs node runs to its end, unsampled, and says so', async () => {
+  const r = await h.runV8walk(['--raw', '--', 'sh', '-c', 'exit 5']);
+  assert.strictEqual(r.code, 5, r.stderr);
+  // (eBPF learns of the execve afterwards: sh may have exited before v8walk could look at it)
+  assert.match(r.stderr, /sh never ran node, so nothing was sampled: .*(is not a Node\.js process|exited)/);
+  assert.strictEqual(r.stdout, '');
+});

@@ -1,0 +1,86 @@
+// perfmap.test.js — the perf-map fallback, in the pass's sampler: JIT code V8's heap cannot name
+// (irregexp code is known to the heap only as an "IrregexpFrame") is named from the target's
+// /tmp/perf-PID.map; the file is used only when it is safe (not a symlink, owned by the target's
+// user or root), the last line for an address wins, and lines appended later are read.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-perfmap-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const mapOf = (pid) => `/tmp/perf-${pid}.map`;
+// every user-space address: whatever the heap cannot name gets this line's name
+const everything = (name) => `0 7fffffffffff ${name}\n`;
+
+async function profile(pid, seconds = 1) {
+  const r = await h.runV8walk(['--pid', String(pid), '--raw', '--duration', String(seconds)]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const total = stacks.reduce((a, s) => a + s.count, 0);
+  const count = (pred) => stacks.filter((s) => s.frames.some(pred)).reduce((a, s) => a + s.count, 0);
+  return { stacks, total, count };
+}
+
+test('node --perf-basic-prof: irregexp code is named from its perf map, and not without one', async (t) => {
+  const fx = await h.startFixture('regex.js', { nodeArgs: ['--perf-basic-prof'] });
+  t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
+  const src = fx.ready.source;
+  // V8 names it "RegExp:SOURCE" (V8 ≤ 12) or "RegExp.> src: 'SOURCE' flags: ''" (V8 13+)
+  const named = (f) => /^RegExp[:.]/.test(f) && f.includes(src);
+  const p = await profile(fx.pid, 2);
+  assert.ok(p.count(named) >= p.total * 0.5,
+    `${p.count(named)}/${p.total} samples in the regexp, named from the map\n${p.stacks.slice(0, 2).map((s) => s.frames.slice(-3).join(';')).join('\n')}`);
+
+  const plain = await h.startFixture('regex.js');
+  t.after(() => plain.stop());
+  const q = await profile(plain.pid);
+  assert.strictEqual(q.count((f) => /^RegExp[:.]/.test(f)), 0, 'no map, no map names');
+  assert.ok(q.total > 0);
+});
+
+test('a perf map is refused as a symlink or when another user owns it', async (t) => {
+  const fx = await h.startFixture('regex.js');
+  t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
+  const crafted = path.join(tmp, 'crafted.map');
+  fs.writeFileSync(crafted, everything('FAKE-LINKED'));
+  fs.symlinkSync(crafted, mapOf(fx.pid));
+  let p = await profile(fx.pid);
+  assert.ok(p.total > 0);
+  assert.strictEqual(p.count((f) => f.includes('FAKE-')), 0, 'a symlink is not followed');
+
+  fs.rmSync(mapOf(fx.pid));
+  fs.writeFileSync(mapOf(fx.pid), everything('FAKE-FOREIGN'));
+  fs.chownSync(mapOf(fx.pid), 65534, 65534);
+  p = await profile(fx.pid);
+  assert.strictEqual(p.count((f) => f.includes('FAKE-')), 0, 'a file of another user is not read');
+
+  // the same file owned by the target's user is used: the refusals above were for the reasons given
+  fs.chownSync(mapOf(fx.pid), process.getuid(), process.getgid());
+  p = await profile(fx.pid);
+  assert.ok(p.count((f) => f === 'FAKE-FOREIGN') >= p.total * 0.5, `${p.count((f) => f === 'FAKE-FOREIGN')}/${p.total}`);
+});
+
+test('the last line for an address wins, and lines appended while sampling are read', async (t) => {
+  const fx = await h.startFixture('regex.js');
+  t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
+  fs.writeFileSync(mapOf(fx.pid), everything('FAKE-FIRST') + everything('FAKE-LAST'));
+  let p = await profile(fx.pid);
+  assert.ok(p.count((f) => f === 'FAKE-LAST') >= p.total * 0.5, `${p.count((f) => f === 'FAKE-LAST')}/${p.total}`);
+  assert.strictEqual(p.count((f) => f === 'FAKE-FIRST'), 0);
+
+  fs.writeFileSync(mapOf(fx.pid), '1000 10 unrelated\n');
+  const run = h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
+  await h.sleep(1500);
+  fs.appendFileSync(mapOf(fx.pid), everything('FAKE-GROWN'));
+  const r = await run;
+  assert.strictEqual(r.code, 0, r.stderr);
+  p = h.parseFolded(r.stdout);
+  const grown = p.filter((s) => s.frames.includes('FAKE-GROWN')).reduce((a, s) => a + s.count, 0);
+  const total = p.reduce((a, s) => a + s.count, 0);
+  assert.ok(grown > 0 && grown < total, `named after the line was appended: ${grown}/${total}`);
+});
