@@ -25,6 +25,7 @@ static void init_common(struct perfmap *pm, struct intern *strings)
 	pm->strings = strings;
 	pm->fd = -1;
 	sb_init(&pm->names);
+	intern_str(strings, ""); /* id 0 means "no name": make sure no map name gets it */
 }
 
 void perfmap_init(struct perfmap *pm, pid_t pid, struct intern *strings)

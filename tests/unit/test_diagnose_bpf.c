@@ -1,0 +1,70 @@
+/* test_diagnose_bpf.c — every reason eBPF sampling cannot start gets its own message and fix. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "../../cli/diagnose_bpf.h"
+
+static struct bpf_facts root(void)
+{
+	struct bpf_facts f;
+	memset(&f, 0, sizeof(f));
+	f.cap_bpf = f.cap_perfmon = f.cap_sys_admin = true;
+	f.unprivileged_bpf_disabled = 2;
+	f.perf_event_paranoid = 2;
+	f.max_sample_rate = 100000;
+	f.rate_hz = 99;
+	return f;
+}
+
+static char *explain(enum bpf_stage stage, int err, const struct bpf_facts *f)
+{
+	static struct strbuf b;
+	sb_free(&b);
+	struct bpf_failure fail = {stage, err};
+	explain_bpf_failure(&fail, f, &b);
+	return b.s;
+}
+
+Test(diagnose_bpf, built_without_it)
+{
+	struct bpf_facts f = root();
+	cr_assert(strstr(explain(BPF_STAGE_NOT_BUILT, ENOTSUP, &f), "built without the eBPF sampler"));
+}
+
+Test(diagnose_bpf, no_btf)
+{
+	struct bpf_facts f = root();
+	cr_assert(strstr(explain(BPF_STAGE_BTF, ENOENT, &f), "/sys/kernel/btf/vmlinux"));
+}
+
+Test(diagnose_bpf, no_privileges)
+{
+	struct bpf_facts f = root();
+	f.cap_bpf = f.cap_perfmon = f.cap_sys_admin = false;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
+			 "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON "
+			 "(kernel.unprivileged_bpf_disabled is 2); run v8walk with sudo");
+	f.cap_bpf = true; /* CAP_BPF alone is not enough */
+	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &f), "needs root, or CAP_BPF and CAP_PERFMON"));
+	f.cap_perfmon = true; /* with both, a refusal is the kernel's own */
+	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &f), "the kernel refused to load"));
+}
+
+Test(diagnose_bpf, perf_events)
+{
+	struct bpf_facts f = root();
+	f.perf_event_paranoid = 3;
+	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, EACCES, &f), "kernel.perf_event_paranoid is 3"));
+	f.rate_hz = 200000;
+	cr_assert_str_eq(explain(BPF_STAGE_PERF_EVENT, EINVAL, &f),
+			 "--rate 200000 is above kernel.perf_event_max_sample_rate (100000)");
+	f.rate_hz = 99;
+	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, ENOENT, &f), "cannot open cpu-clock perf events"));
+}
+
+Test(diagnose_bpf, attach)
+{
+	struct bpf_facts f = root();
+	cr_assert(strstr(explain(BPF_STAGE_ATTACH, EINVAL, &f), "5.17"));
+}
