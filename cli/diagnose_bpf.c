@@ -44,8 +44,8 @@ void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 	bool may_bpf = f->cap_sys_admin || (f->cap_bpf && f->cap_perfmon);
 	switch (fail->stage) {
 	case BPF_STAGE_NOT_BUILT:
-		sb_add(out, "this v8walk was built without the eBPF sampler (its build machine had no "
-			    "kernel BTF); rebuild it with V8WALK_BPF=yes on a kernel with "
+		sb_add(out, "this v8walk was built without the eBPF sampler (V8WALK_BPF=no, or no kernel "
+			    "BTF on the build machine); rebuild it with V8WALK_BPF=yes on a kernel with "
 			    "CONFIG_DEBUG_INFO_BTF");
 		return;
 	case BPF_STAGE_BTF:
