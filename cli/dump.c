@@ -33,15 +33,20 @@ struct thread_dump *process_dump_add(struct process_dump *d, pid_t tid, const st
 	return t;
 }
 
-static int cmp_thread(const void *a, const void *b)
+/* ctx: the process's pid. The main thread's tid is the pid, but after pid numbers wrap around
+ * its threads may have lower tids: it goes first by rule, not by number. */
+static int cmp_thread(const void *a, const void *b, void *ctx)
 {
 	const struct thread_dump *x = a, *y = b;
+	pid_t pid = *(const pid_t *)ctx;
 	if (x->crashed != y->crashed)
 		return x->crashed ? -1 : 1;
+	if ((x->tid == pid) != (y->tid == pid))
+		return x->tid == pid ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
 void process_dump_sort(struct process_dump *d)
 {
-	qsort(d->threads, d->nthreads, sizeof(*d->threads), cmp_thread);
+	qsort_r(d->threads, d->nthreads, sizeof(*d->threads), cmp_thread, &d->pid);
 }

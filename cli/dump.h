@@ -38,7 +38,7 @@ void process_dump_init(struct process_dump *d, const struct intern *strings);
 void process_dump_free(struct process_dump *d);
 struct thread_dump *process_dump_add(struct process_dump *d, pid_t tid, const struct frame *frames,
 				     int n);
-/* Put the crashed thread first, the others by tid. */
+/* Put the crashed thread first, then the main thread, the others by tid. */
 void process_dump_sort(struct process_dump *d);
 int write_dump_text(const struct process_dump *d, FILE *out);
 int write_dump_json(const struct process_dump *d, FILE *out);

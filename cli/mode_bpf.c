@@ -46,6 +46,8 @@ struct bpf_run {
 	struct frame frames[MAX_FRAMES];
 	/* statistics */
 	unsigned long samples, dropped, truncated, no_js, malformed;
+	unsigned long too_deep; /* truncated where the kernel's record was full */
+	uint64_t max_lag_ns;    /* from a sample to its walk (heap reads happen then) */
 	uint64_t start_ns, end_ns;
 	struct u64map tids;     /* distinct (pid, tid) seen */
 };
@@ -72,6 +74,9 @@ static int kernel_frames(struct bpf_run *r, const struct v8w_record *rec, struct
 static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_record *rec,
 		      const uint8_t *mem, size_t mem_len)
 {
+	uint64_t now = now_ns();
+	if (now > rec->time_ns && now - rec->time_ns > r->max_lag_ns)
+		r->max_lag_ns = now - rec->time_ns;
 	int nk = kernel_frames(r, rec, r->frames, MAX_FRAMES);
 	struct walk_stats ws;
 	int n = sample_walk(&p->walker, rec, mem, mem_len, r->frames + nk, STACKWALK_MAX_FRAMES, &ws);
@@ -87,8 +92,11 @@ static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_re
 	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
 	p->samples++;
 	r->samples++;
-	if (!complete)
+	if (!complete) {
 		r->truncated++;
+		if (rec->fp_end == V8W_FP_FULL || rec->fp_end == V8W_FP_DEPTH)
+			r->too_deep++;
+	}
 	if (ws.js_frames == 0)
 		r->no_js++;
 }
@@ -245,13 +253,18 @@ static void print_bpf_summary(struct bpf_run *r)
 	double total = (double)(r->samples + lost);
 	fprintf(stderr,
 		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
-		"with JS frames; errors %lu (%.1f%%: %lu truncated, %lu lost); v8walk CPU %.1f%%\n",
+		"with JS frames; errors %lu (%.1f%%: %lu truncated, %lu lost); max lag %.1f ms; "
+		"v8walk CPU %.1f%%\n",
 		r->samples, secs, secs > 0 ? (double)r->samples / secs : 0.0, sampled, r->tids.len,
 		r->samples - r->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
-		r->truncated, (unsigned long)lost, secs > 0.1 ? 100.0 * cpu / secs : 0.0);
+		r->truncated, (unsigned long)lost, (double)r->max_lag_ns / 1e6,
+		secs > 0.1 ? 100.0 * cpu / secs : 0.0);
 	if (lost)
 		fprintf(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
 				"lower --rate\n", (unsigned long)lost);
+	if (r->too_deep)
+		fprintf(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
+				"their outermost frames are missing\n", r->too_deep, V8W_MEM_MAX >> 10);
 	for (size_t i = 0; i < r->procs.n; i++)
 		if (r->procs.v[i]->state == PROC_EXITED)
 			print_exit(r->procs.v[i], r->procs.n == 1);

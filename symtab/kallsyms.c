@@ -2,10 +2,12 @@
 #include "kallsyms.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/search.h"
 #include "../util/xalloc.h"
 
 enum { MAX_FUNCTION_SIZE = 1 << 20 };
@@ -51,14 +53,7 @@ void kallsyms_free(struct kallsyms *k)
 
 const char *kallsyms_name(const struct kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->v[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_keys_at_or_below(k->v, k->n, sizeof(*k->v), offsetof(struct ksym, addr), addr);
 	/* no kernel function is this long: past it the address is in no known text */
 	if (!lo || addr - k->v[lo - 1].addr > MAX_FUNCTION_SIZE)
 		return NULL;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "../util/clock.h"
 #include "../util/proc_status.h"
+#include "../util/search.h"
 #include "../util/xalloc.h"
 
 enum {
@@ -243,14 +245,8 @@ uint32_t perfmap_lookup(struct perfmap *pm, uint64_t addr)
 	if (!pm->sorted)
 		sort_entries(pm);
 	/* the last entry starting at or below addr, then back while an earlier one could reach */
-	size_t lo = 0, hi = pm->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (pm->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_keys_at_or_below(pm->v, pm->n, sizeof(*pm->v),
+					   offsetof(struct perfmap_entry, start), addr);
 	const struct perfmap_entry *best = NULL;
 	for (size_t i = lo; i-- > 0 && pm->max_end[i] > addr;) {
 		const struct perfmap_entry *e = &pm->v[i];

@@ -119,3 +119,34 @@ h.modeTest('bpf', 'without privileges: one line naming what eBPF needs', { skip:
   assert.strictEqual(lines.length, 1, r.stderr);
   assert.match(lines[0], /^v8walk: eBPF sampling needs root, or CAP_BPF and CAP_PERFMON.*; run v8walk with sudo$/);
 });
+
+h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, never padded with invented frames', async (t) => {
+  const fx = await h.startFixture('deep.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const { file, lines } = fx.ready;
+  let recursing = 0, truncated = 0;
+  for (const s of h.parseFolded(r.stdout)) {
+    if (!s.frames.some((f) => h.parseJsFrame(f)?.name === 'down')) continue;
+    recursing += s.count;
+    const above = s.frames.slice(2); // below the process and thread roots
+    if (above[0] !== '[truncated]') continue;
+    truncated += s.count;
+    // from the cut inwards: down … down (leaf, unless inlined), then whatever the leaf runs. The
+    // outermost frame kept may be unnamed: its return address was captured, its V8 slots were not.
+    const body = above.slice(above[1] === '[unknown] (JIT code)' ? 2 : 1);
+    let lastJs = -1;
+    body.forEach((f, i) => { if (h.parseJsFrame(f)) lastJs = i; });
+    const js = body.slice(0, lastJs + 1);
+    assert.ok(js.length >= 50, `${js.length} frames kept below the cut`);
+    for (const f of js) {
+      const d = h.parseJsFrame(f);
+      assert.ok(d && (d.name === 'down' || d.name === 'leaf') && d.file === file && d.line === lines[d.name],
+        `only the recursion below the cut, not ${f}`);
+    }
+  }
+  assert.ok(recursing >= 50, `${recursing} samples in the recursion`);
+  assert.ok(truncated >= recursing * 0.9, `${truncated}/${recursing} marked truncated`);
+  assert.match(r.stderr, /deeper than one eBPF sample holds/);
+});

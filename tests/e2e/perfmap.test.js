@@ -27,7 +27,8 @@ async function profile(pid, seconds = 1) {
 }
 
 test('node --perf-basic-prof: irregexp code is named from its perf map, and not without one', async (t) => {
-  const fx = await h.startFixture('regex.js', { nodeArgs: ['--perf-basic-prof'] });
+  // (--perf-basic-prof also writes V8 logs into the current directory: keep them in tmp)
+  const fx = await h.startFixture('regex.js', { nodeArgs: ['--perf-basic-prof'], cwd: tmp });
   t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
   const src = fx.ready.source;
   // V8 names it "RegExp:SOURCE" (V8 ≤ 12) or "RegExp.> src: 'SOURCE' flags: ''" (V8 13+)

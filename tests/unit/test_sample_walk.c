@@ -142,14 +142,21 @@ Test(sample_walk, a_frame_the_kernel_did_not_capture_ends_the_walk)
 	cr_assert_gt(w.fence.refused, 0);
 }
 
-Test(sample_walk, memory_outside_the_stack_is_read_from_the_target)
+/* A record with 64 bytes of stack above sp and no frame pointer. */
+static struct rec *small_record(void)
 {
 	static struct rec rec;
 	set_regs(&rec, CODE + 0x10, stack_lo + 1024, 0);
+	rec.len = 0;
 	capture(&rec, stack_lo + 1024, 64, V8W_RANGE_TOP);
+	return &rec;
+}
+
+Test(sample_walk, memory_outside_the_stack_is_read_from_the_target)
+{
 	struct frame out[16];
 	struct walk_stats st;
-	walk(&rec, out, &st);
+	walk(small_record(), out, &st);
 	uint64_t obj = fh_alloc(&fh, 16) - 1, v = 0;
 	put(obj, 0x1234);
 	cr_assert(mem_read_u64(&w.snap.base, obj, &v), "a heap read passes the fence");
@@ -160,15 +167,13 @@ Test(sample_walk, memory_outside_the_stack_is_read_from_the_target)
 
 Test(sample_walk, malformed_records_are_refused)
 {
-	static struct rec rec;
-	set_regs(&rec, CODE + 0x10, stack_lo + 1024, 0);
-	capture(&rec, stack_lo + 1024, 64, V8W_RANGE_TOP);
+	struct rec *rec = small_record();
 	struct frame out[16];
 	struct walk_stats st;
-	cr_assert_eq(sample_walk(&w, &rec.r, rec.mem, rec.len - 8, out, 16, &st), -1,
+	cr_assert_eq(sample_walk(&w, &rec->r, rec->mem, rec->len - 8, out, 16, &st), -1,
 		     "a range longer than the record");
-	cr_assert_eq(sample_walk(&w, &rec.r, rec.mem, 10, out, 16, &st), -1, "a cut range header");
-	cr_assert_geq(sample_walk(&w, &rec.r, rec.mem, 0, out, 16, &st), 0, "no ranges at all is fine");
+	cr_assert_eq(sample_walk(&w, &rec->r, rec->mem, 10, out, 16, &st), -1, "a cut range header");
+	cr_assert_geq(sample_walk(&w, &rec->r, rec->mem, 0, out, 16, &st), 0, "no ranges at all is fine");
 }
 
 Test(sample_walk, the_fence_refuses_exactly_its_range)
