@@ -136,6 +136,11 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		struct pc_info pi;
 		/* a return address may sit just past its function: classify pc - 1 */
 		v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
+		/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8
+		 * module that no unwind information covers */
+		if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
+		    (size_t)(pi.mod - sw->as->mods) == sw->rt->mod)
+			pi.cls = PC_BUILTIN;
 		if (pi.cls == PC_NATIVE || !sw->rt) {
 			struct frame *f = push(out, &n, max, FK_NATIVE, rf->pc);
 			if (f)

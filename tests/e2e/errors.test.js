@@ -115,13 +115,13 @@ test('a stripped node still works: the metadata lives in .dynsym', async (t) => 
     'JS still named');
 });
 
+// The harness with another node binary (same library directory, if any).
 function startWith(node, fixture) {
   const saved = process.env.NODE_UNDER_TEST;
   process.env.NODE_UNDER_TEST = node;
   delete require.cache[require.resolve('./harness')];
   const h2 = require('./harness');
   process.env.NODE_UNDER_TEST = saved;
-  if (saved === undefined) delete process.env.NODE_UNDER_TEST;
   delete require.cache[require.resolve('./harness')];
   return h2.startFixture(fixture);
 }
