@@ -74,7 +74,10 @@ static enum v8_open_status load_module(struct v8_runtime *rt, struct addrspace *
 	rt->module_path = xstrdup(as->mods[k].path);
 	if (!v8md_load(&rt->md, img, &why)) {
 		rt->version = rt->md.version;
-		sb_printf(msg, "%s has V8 ", as->mods[k].path);
+		sb_printf(msg, "%s ", as->mods[k].path);
+		if (rt->md.node_version[0])
+			sb_printf(msg, "(Node %s) ", rt->md.node_version);
+		sb_add(msg, "has V8 ");
 		if (rt->md.have_version)
 			sb_printf(msg, "%d.%d.%d.%d ", rt->version.major, rt->version.minor,
 				  rt->version.build, rt->version.patch);
