@@ -21,22 +21,22 @@ function run(cmd, args) {
 }
 
 function summary(stderr) {
-  const m = /(\d+) samples in ([\d.]+) s .*?; (\d+) with JS frames; errors (\d+) .*?pause median (\d+) us, p99 (\d+) us; max lag ([\d.]+) ms; v8walk CPU ([\d.]+)%/.exec(stderr);
+  const m = /(\d+) samples in ([\d.]+) s .*?; (\d+) with JS frames; errors (\d+) .*?pause median (\d+) us, p99 (\d+) us \(([\d.]+) reads per sample\); max lag ([\d.]+) ms; v8walk CPU ([\d.]+)%/.exec(stderr);
   if (!m) throw new Error(`no summary in: ${stderr}`);
-  return { samples: +m[1], secs: +m[2], js: +m[3], errors: +m[4], p50: +m[5], p99: +m[6], lag: +m[7], cpu: +m[8] };
+  return { samples: +m[1], secs: +m[2], js: +m[3], errors: +m[4], p50: +m[5], p99: +m[6], reads: +m[7], lag: +m[8], cpu: +m[9] };
 }
 
 (async () => {
   const target = spawn(NODE, [path.join(ROOT, 'fixtures', 'demo.js')], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 1500));
   console.log(`sampler cost on fixtures/demo.js (${NODE}), ${SECONDS} s per rate`);
-  console.log('rate    samples  rate/s  named-JS  pause p50  pause p99  max lag  v8walk CPU');
+  console.log('rate    samples  rate/s  named-JS  pause p50  pause p99  reads  max lag  v8walk CPU');
   for (const rate of [99, 999]) {
     const r = await run(V8WALK, ['--pid', String(target.pid), '--raw', '-d', String(SECONDS), '-r', String(rate), '-o', '/dev/null']);
     const s = summary(r.err);
     console.log(`${String(rate).padEnd(6)}  ${String(s.samples).padStart(7)}  ${(s.samples / s.secs).toFixed(1).padStart(6)}` +
       `  ${(100 * s.js / s.samples).toFixed(1).padStart(7)}%  ${String(s.p50).padStart(6)} us  ${String(s.p99).padStart(6)} us` +
-      `  ${s.lag.toFixed(1).padStart(5)} ms  ${s.cpu.toFixed(1).padStart(8)}%`);
+      `  ${s.reads.toFixed(1).padStart(5)}  ${s.lag.toFixed(1).padStart(5)} ms  ${s.cpu.toFixed(1).padStart(8)}%`);
   }
   target.kill();
 })();

@@ -9,6 +9,7 @@
 
 #include "../v8/frames.h"
 #include "../v8/heap.h"
+#include "prefetch.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -129,6 +130,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
+	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw);
 	int n = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
