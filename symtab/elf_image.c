@@ -3,6 +3,7 @@
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -83,10 +84,32 @@ static bool collect_func(void *vctx, const char *name, uint64_t value, uint64_t 
 	return true;
 }
 
+static struct elf_image *open_plain(const char *path, const char **err);
+
+/* A stripped library's .symtab may be installed separately, keyed by build-id. */
+static struct elf_image *find_debug_file(const struct elf_image *img)
+{
+	if (img->has_symtab || img->build_id_len < 2)
+		return NULL;
+	char hex[2 * 64 + 1], path[256];
+	elf_image_build_id_hex(img, hex);
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	const char *err;
+	struct elf_image *dbg = open_plain(path, &err);
+	if (dbg && (dbg->build_id_len != img->build_id_len ||
+		    memcmp(dbg->build_id, img->build_id, img->build_id_len) != 0)) {
+		elf_image_close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
 static void index_funcs(struct elf_image *img)
 {
 	struct collect_ctx c = {.img = img, .cap = 0};
 	elf_image_foreach_sym(img, collect_func, &c);
+	if (img->debug)
+		elf_image_foreach_sym(img->debug, collect_func, &c);
 	if (!img->nfuncs)
 		return;
 	qsort(img->funcs, img->nfuncs, sizeof(*img->funcs), cmp_sym);
@@ -99,7 +122,7 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
-struct elf_image *elf_image_open(const char *path, const char **err)
+static struct elf_image *open_plain(const char *path, const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -150,6 +173,15 @@ struct elf_image *elf_image_open(const char *path, const char **err)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
 			img->has_symtab = true;
 	}
+	return img;
+}
+
+struct elf_image *elf_image_open(const char *path, const char **err)
+{
+	struct elf_image *img = open_plain(path, err);
+	if (!img)
+		return NULL;
+	img->debug = find_debug_file(img);
 	index_funcs(img);
 	return img;
 }
@@ -160,6 +192,7 @@ void elf_image_close(struct elf_image *img)
 		return;
 	if (img->cfi)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
+	elf_image_close(img->debug);
 	elf_end(img->elf);
 	munmap((void *)img->data, img->size);
 	close(img->fd);

@@ -37,9 +37,12 @@ struct elf_image {
 	size_t nfuncs;
 	struct Dwarf_CFI_s *cfi;
 	bool cfi_loaded;
+	struct elf_image *debug; /* separate debug file found by build-id (its .symtab names) */
 };
 
-/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. */
+/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. A stripped
+ * file's function symbols are completed from /usr/lib/debug/.build-id/xx/yyyy.debug when the
+ * distribution's debug package is installed. */
 struct elf_image *elf_image_open(const char *path, const char **err);
 void elf_image_close(struct elf_image *img);
 
