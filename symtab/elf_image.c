@@ -16,6 +16,29 @@
 
 enum { SIZELESS_SYM_SPAN = 4096 };
 
+size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t cap)
+{
+	size_t off = 0;
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		size_t name_off = off + 12;
+		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
+		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
+		if (next > len)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(notes + name_off, "GNU", 4) == 0 &&
+		    descsz <= cap) {
+			memcpy(out, notes + desc_off, descsz);
+			return descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
 static void read_phdrs(struct elf_image *img)
 {
 	size_t n = 0;
@@ -33,27 +56,10 @@ static void read_phdrs(struct elf_image *img)
 		} else if (ph.p_type == PT_TLS) {
 			img->tls_memsz = ph.p_memsz;
 			img->tls_align = ph.p_align;
-		} else if (ph.p_type == PT_NOTE && !img->build_id_len) {
-			uint64_t off = ph.p_offset, end = ph.p_offset + ph.p_filesz;
-			while (off + 12 <= end && end <= img->size) {
-				uint32_t namesz, descsz, type;
-				memcpy(&namesz, img->data + off, 4);
-				memcpy(&descsz, img->data + off + 4, 4);
-				memcpy(&type, img->data + off + 8, 4);
-				uint64_t name_off = off + 12;
-				uint64_t desc_off = name_off + ((namesz + 3) & ~3u);
-				uint64_t next = desc_off + ((descsz + 3) & ~3u);
-				if (next > end)
-					break;
-				if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-				    memcmp(img->data + name_off, "GNU", 4) == 0 &&
-				    descsz <= sizeof(img->build_id)) {
-					memcpy(img->build_id, img->data + desc_off, descsz);
-					img->build_id_len = descsz;
-					break;
-				}
-				off = next;
-			}
+		} else if (ph.p_type == PT_NOTE && !img->build_id_len && ph.p_offset <= img->size &&
+			   ph.p_filesz <= img->size - ph.p_offset) {
+			img->build_id_len = elf_notes_build_id(img->data + ph.p_offset, ph.p_filesz,
+								img->build_id, sizeof(img->build_id));
 		}
 	}
 }
@@ -277,6 +283,15 @@ bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size
 	return false;
 }
 
+size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf, size_t len)
+{
+	if (off >= img->size)
+		return 0;
+	size_t n = img->size - off < len ? (size_t)(img->size - off) : len;
+	memcpy(buf, img->data + off, n);
+	return n;
+}
+
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < img->nloads; i++) {
@@ -320,15 +335,20 @@ const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t va
 	return vaddr < s->addr + span ? s : NULL;
 }
 
-const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
+const char *build_id_hex(const uint8_t *id, size_t len, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
-	for (size_t i = 0; i < img->build_id_len; i++) {
-		buf[2 * i] = hex[img->build_id[i] >> 4];
-		buf[2 * i + 1] = hex[img->build_id[i] & 15];
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
 	}
-	buf[2 * img->build_id_len] = 0;
+	buf[2 * len] = 0;
 	return buf;
+}
+
+const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
+{
+	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)

@@ -48,6 +48,8 @@ void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */
 bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
+/* Copy up to len bytes at file offset off; returns how many (0 past the end of the file). */
+size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf, size_t len);
 /* Translate a file offset to a link-time virtual address through the PT_LOADs. */
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
 /* The function symbol containing vaddr (size-0 symbols extend to the next one, bounded). */
@@ -62,6 +64,11 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 			uint64_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
+/* The GNU build-id in a block of ELF notes: copies it to out (at most cap bytes) and returns its
+ * length, 0 when absent. */
+size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t cap);
+/* Hex form of a build-id; buf needs 2*len+1 bytes. */
+const char *build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Hex form of the build-id ("" when absent); buf needs 2*64+1 bytes. */
 const char *elf_image_build_id_hex(const struct elf_image *img, char *buf);
 /* .eh_frame CFI (loaded on first use; NULL when absent). */

@@ -13,6 +13,7 @@
 
 #include "../util/clock.h"
 #include "../util/xalloc.h"
+#include "thread_role.h"
 
 enum {
 	STACK_RED_ZONE = 128,
@@ -88,36 +89,19 @@ static struct thread_info *tinfo_for(struct sampler *s, pid_t tid)
 	return ti;
 }
 
-static bool stack_has(struct sampler *s, const char *needle)
+/* The thread's role from what the sampler knows about it and its current sample. */
+static const char *sampled_role(struct sampler *s, struct tthread *t, bool *final)
 {
-	for (int i = 0; i < s->nframes; i++) {
-		const struct frame *f = &s->frames[i];
-		if ((f->kind == FK_NATIVE) && strstr(intern_get(s->strings, f->name), needle))
-			return true;
-	}
-	return false;
-}
-
-/* Thread roles: "main" for the leader; the kernel name where node sets one (Node 22+); else the
- * role recognized from the bottom of a complete stack. *final is false when it may still change. */
-static const char *thread_role(struct sampler *s, struct tthread *t, bool *final)
-{
-	*final = true;
-	if (t->tid == s->tr->pid)
-		return "main";
-	if (t->comm[0] && strcmp(t->comm, s->process_comm) != 0)
-		return t->comm;
-	if (s->wst.end == UNWIND_COMPLETE && s->nframes > 0) {
-		if (stack_has(s, "node::worker::Worker::StartThread"))
-			return "worker";
-		if (stack_has(s, "PlatformWorkerThread") || stack_has(s, "WorkerThreadsTaskRunner"))
-			return "V8 platform";
-		if (stack_has(s, "uv__thread_start") || stack_has(s, "uv__work_"))
-			return "libuv worker";
-		return "thread";
-	}
-	*final = false;
-	return "thread";
+	struct thread_facts tf = {
+	    .is_leader = t->tid == s->tr->pid,
+	    .kernel_name = t->comm,
+	    .process_name = s->process_comm,
+	    .frames = s->frames,
+	    .nframes = s->nframes,
+	    .complete = s->wst.end == UNWIND_COMPLETE,
+	    .strings = s->strings,
+	};
+	return thread_role(&tf, final);
 }
 
 static uint32_t thread_label(struct sampler *s, struct tthread *t)
@@ -127,7 +111,7 @@ static uint32_t thread_label(struct sampler *s, struct tthread *t)
 		return ti->label;
 	char buf[64];
 	bool final;
-	snprintf(buf, sizeof(buf), "%s (%d)", thread_role(s, t, &final), (int)t->tid);
+	snprintf(buf, sizeof(buf), "%s (%d)", sampled_role(s, t, &final), (int)t->tid);
 	ti->label = intern_str(s->strings, buf);
 	ti->label_final = final;
 	return ti->label;
@@ -333,6 +317,6 @@ void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb
 		s->have_sample = false;
 		stackwalk_name_natives(s->sw, s->frames, s->nframes);
 		bool final;
-		cb(ctx, t, thread_role(s, t, &final), state, s->frames, s->nframes, &s->wst, pause);
+		cb(ctx, t, sampled_role(s, t, &final), state, s->frames, s->nframes, &s->wst, pause);
 	}
 }
