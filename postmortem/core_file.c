@@ -225,7 +225,8 @@ bool core_auxv(const struct core_file *cf, uint64_t type, uint64_t *value)
 
 const struct core_thread *core_crashed_thread(const struct core_file *cf)
 {
-	if (cf->nthreads == 0 || (cf->threads[0].cursig == 0 && cf->threads[0].signo == 0))
+	/* gcore writes pr_cursig 0 and a SIGSTOP siginfo for every thread it stopped */
+	if (cf->nthreads == 0 || cf->threads[0].cursig == 0)
 		return NULL;
 	return &cf->threads[0];
 }

@@ -71,8 +71,8 @@ size_t core_read(const struct core_file *cf, uint64_t addr, void *buf, size_t le
 const struct core_mapped_file *core_file_at(const struct core_file *cf, uint64_t addr);
 /* A value of the auxiliary vector (AT_ENTRY, AT_PHDR, …). */
 bool core_auxv(const struct core_file *cf, uint64_t type, uint64_t *value);
-/* The thread that took the fatal signal (kernel cores: the first one, with pr_cursig set), or
- * NULL when the core was written without one (gcore). */
+/* The thread that took the fatal signal (kernel cores: the first one; the kernel sets pr_cursig
+ * in every thread), or NULL when the core was written without one (gcore). */
 const struct core_thread *core_crashed_thread(const struct core_file *cf);
 
 #endif

@@ -126,8 +126,8 @@ static void open_v8(struct core_target *t, const struct core_target_opts *o)
 		t->have_rt = true;
 	} else {
 		if (st == V8_NOT_NODE)
-			core_target_warn(t, "the core is of %s, not of a Node.js process (%s): only native "
-					    "frames are shown", t->cf.fname, why.s);
+			core_target_warn(t, "the core is of %s, not of a Node.js process (no V8 in any "
+					    "mapped file): only native frames are shown", t->cf.fname);
 		else
 			core_target_warn(t, "%s: only native frames are shown", why.s);
 		v8_runtime_free(&t->rt);
