@@ -35,14 +35,20 @@ static void add_damage(char *buf, size_t cap, unsigned long n, const char *what)
 static void state_damage(struct thread_dump *td, const struct core_misses *before,
 			 const struct core_misses *after, bool stack_mapped)
 {
+	char *buf = td->damage;
+	size_t cap = sizeof(td->damage);
 	if (!stack_mapped)
-		snprintf(td->damage, sizeof(td->damage), "its stack pointer is in no mapping of the core");
-	add_damage(td->damage, sizeof(td->damage), after->truncated - before->truncated,
+		snprintf(buf, cap, "its stack pointer is in no mapping of the core");
+	add_damage(buf, cap, after->truncated - before->truncated,
 		   "fell in the part of the core that was cut off");
-	add_damage(td->damage, sizeof(td->damage), after->not_dumped - before->not_dumped,
+	add_damage(buf, cap, after->not_dumped - before->not_dumped,
 		   "needed memory the core does not hold (not dumped)");
-	add_damage(td->damage, sizeof(td->damage), after->no_file - before->no_file,
+	add_damage(buf, cap, after->no_file - before->no_file,
 		   "needed file-backed memory that is neither in the core nor readable on disk");
+	size_t used = strlen(buf);
+	if (used && stack_mapped)
+		snprintf(buf + used, cap - used, ": frames that needed it are unnamed, or the walk "
+						 "stopped there");
 }
 
 static void walk_thread(struct core_walk *w, const struct core_thread *th, struct process_dump *d)
