@@ -5,7 +5,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "../symtab/elf_image.h"
+#include "../symtab/elf_notes.h"
 
 enum { MAX_PHDRS = 128, MAX_NOTES = 4096 };
 

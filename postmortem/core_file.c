@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../symtab/maps.h"
+#include "../util/interval.h"
 #include "../util/xalloc.h"
 #include "core_notes.h"
 
@@ -93,6 +95,7 @@ static bool read_phdrs(struct core_file *cf, const Elf64_Ehdr *eh, struct strbuf
 		struct core_segment *s = &cf->segs[cf->nsegs++];
 		s->vaddr = ph.p_vaddr;
 		s->memsz = ph.p_memsz;
+		s->end = ph.p_vaddr + ph.p_memsz;
 		s->filesz = ph.p_filesz < ph.p_memsz ? ph.p_filesz : ph.p_memsz;
 		s->offset = ph.p_offset;
 		s->prot = prot_of(ph.p_flags);
@@ -159,9 +162,7 @@ void core_file_close(struct core_file *cf)
 		munmap((void *)cf->data, cf->size);
 	if (cf->fd >= 0)
 		close(cf->fd);
-	for (size_t i = 0; i < cf->nfiles; i++)
-		free(cf->files[i].path);
-	free(cf->files);
+	maps_free(&cf->files);
 	free(cf->segs);
 	free(cf->threads);
 	free(cf->auxv);
@@ -172,18 +173,9 @@ void core_file_close(struct core_file *cf)
 
 const struct core_segment *core_segment_at(const struct core_file *cf, uint64_t addr)
 {
-	size_t lo = 0, hi = cf->nsegs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cf->segs[mid].vaddr + cf->segs[mid].memsz <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < cf->nsegs && cf->segs[lo].vaddr <= addr &&
-	    addr - cf->segs[lo].vaddr < cf->segs[lo].memsz)
-		return &cf->segs[lo];
-	return NULL;
+	size_t i = interval_upper(cf->segs, cf->nsegs, sizeof(*cf->segs),
+				  offsetof(struct core_segment, end), addr);
+	return i < cf->nsegs && cf->segs[i].vaddr <= addr ? &cf->segs[i] : NULL;
 }
 
 size_t core_read(const struct core_file *cf, uint64_t addr, void *buf, size_t len)
@@ -195,21 +187,6 @@ size_t core_read(const struct core_file *cf, uint64_t addr, void *buf, size_t le
 	size_t n = s->avail - rel < len ? (size_t)(s->avail - rel) : len;
 	memcpy(buf, cf->data + s->offset + rel, n);
 	return n;
-}
-
-const struct core_mapped_file *core_file_at(const struct core_file *cf, uint64_t addr)
-{
-	size_t lo = 0, hi = cf->nfiles;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cf->files[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < cf->nfiles && cf->files[lo].start <= addr && addr < cf->files[lo].end)
-		return &cf->files[lo];
-	return NULL;
 }
 
 bool core_auxv(const struct core_file *cf, uint64_t type, uint64_t *value)

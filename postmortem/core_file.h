@@ -12,12 +12,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../symtab/maps.h"
 #include "../util/strbuf.h"
 
 enum { CORE_NREGS = 27 }; /* user_regs_struct */
 
 struct core_segment {
 	uint64_t vaddr, memsz;
+	uint64_t end;     /* vaddr + memsz */
 	uint64_t filesz;  /* bytes the writer dumped (0: left out, e.g. unmodified code) */
 	uint64_t avail;   /* of those, bytes present in the file (less than filesz when truncated) */
 	uint64_t offset;  /* file offset of the dumped bytes */
@@ -31,12 +33,6 @@ struct core_thread {
 	uint64_t regs[CORE_NREGS];
 };
 
-struct core_mapped_file {
-	uint64_t start, end, pgoff; /* pgoff in bytes */
-	char *path;
-	bool deleted;               /* the path ended in " (deleted)" */
-};
-
 struct core_file {
 	char *path;
 	int fd;
@@ -46,8 +42,8 @@ struct core_file {
 	size_t nsegs;
 	struct core_thread *threads; /* in note order: the kernel writes the dumping thread first */
 	size_t nthreads;
-	struct core_mapped_file *files; /* sorted by start */
-	size_t nfiles;
+	struct maps files;         /* NT_FILE: path, range and file offset of each file mapping
+				    * (permissions unknown: 0); sorted */
 	uint64_t *auxv;            /* (type, value) pairs */
 	size_t nauxv;
 	pid_t pid;                 /* NT_PRPSINFO pr_pid (0 when absent) */
@@ -67,8 +63,6 @@ void core_file_close(struct core_file *cf);
 const struct core_segment *core_segment_at(const struct core_file *cf, uint64_t addr);
 /* Copy bytes the core itself holds at addr (contiguous, up to len); returns how many. */
 size_t core_read(const struct core_file *cf, uint64_t addr, void *buf, size_t len);
-/* The mapped file containing addr, or NULL. */
-const struct core_mapped_file *core_file_at(const struct core_file *cf, uint64_t addr);
 /* A value of the auxiliary vector (AT_ENTRY, AT_PHDR, …). */
 bool core_auxv(const struct core_file *cf, uint64_t type, uint64_t *value);
 /* The thread that took the fatal signal (kernel cores: the first one; the kernel sets pr_cursig

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../symtab/elf_notes.h"
 #include "../util/xalloc.h"
 
 #ifndef NT_SIGINFO
@@ -73,12 +74,6 @@ static void set_psinfo(struct core_file *cf, const uint8_t *d, size_t n)
 	copy_cstr(cf->psargs, sizeof(cf->psargs), d + PRPSINFO_PSARGS, 80);
 }
 
-static int cmp_file(const void *a, const void *b)
-{
-	const struct core_mapped_file *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static void set_files(struct core_file *cf, const uint8_t *d, size_t n)
 {
 	if (n < 16 || cf->have_ntfile)
@@ -88,28 +83,24 @@ static void set_files(struct core_file *cf, const uint8_t *d, size_t n)
 		return;
 	const char *names = (const char *)d + 16 + count * 24;
 	const char *end = (const char *)d + n;
-	cf->files = xcalloc(count ? count : 1, sizeof(*cf->files));
 	for (uint64_t i = 0; i < count && names < end; i++) {
 		size_t len = strnlen(names, (size_t)(end - names));
 		const uint8_t *e = d + 16 + i * 24;
-		struct core_mapped_file *f = &cf->files[cf->nfiles];
-		f->start = rd64(e);
-		f->end = rd64(e + 8);
-		f->pgoff = rd64(e + 16) * page;
+		struct mapping m = {.start = rd64(e), .end = rd64(e + 8), .pgoff = rd64(e + 16) * page};
 		static const char del[] = " (deleted)";
 		size_t keep = len;
 		if (len > sizeof(del) - 1 && memcmp(names + len - (sizeof(del) - 1), del, sizeof(del) - 1) == 0) {
 			keep = len - (sizeof(del) - 1);
-			f->deleted = true;
+			m.deleted = true;
 		}
-		f->path = xstrndup(names, keep);
-		if (f->end > f->start)
-			cf->nfiles++;
-		else
-			free(f->path);
+		char *path = xstrndup(names, keep);
+		m.path = path;
+		if (m.end > m.start)
+			maps_add(&cf->files, &m);
+		free(path);
 		names += len + 1;
 	}
-	qsort(cf->files, cf->nfiles, sizeof(*cf->files), cmp_file);
+	maps_sort(&cf->files);
 	cf->have_ntfile = true;
 }
 
@@ -132,36 +123,27 @@ static void set_auxv(struct core_file *cf, const uint8_t *d, size_t n)
 bool core_notes_parse(struct core_file *cf, const uint8_t *p, size_t len, struct strbuf *err)
 {
 	size_t off = 0;
-	while (off + 12 <= len) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, p + off, 4);
-		memcpy(&descsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		size_t name_off = off + 12;
-		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
-		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
-		if (desc_off > len || descsz > len - desc_off) {
-			if (cf->nthreads)
-				break; /* keep what was read; the caller reports missing pieces */
-			sb_printf(err, "%s is a damaged core file (a malformed note)", cf->path);
-			return false;
+	struct elf_note n;
+	while (elf_note_next(p, len, &off, &n)) {
+		if (!elf_note_named(&n, "CORE"))
+			continue;
+		switch (n.type) {
+		case NT_PRSTATUS: add_thread(cf, n.desc, n.descsz); break;
+		case NT_PRPSINFO: set_psinfo(cf, n.desc, n.descsz); break;
+		case NT_FILE: set_files(cf, n.desc, n.descsz); break;
+		case NT_AUXV: set_auxv(cf, n.desc, n.descsz); break;
+		case NT_SIGINFO:
+			if (cf->nthreads && n.descsz >= 4)
+				cf->threads[cf->nthreads - 1].signo = rd32(n.desc);
+			break;
+		default: break;
 		}
-		const uint8_t *desc = p + desc_off;
-		bool is_core = namesz == 5 && memcmp(p + name_off, "CORE", 5) == 0;
-		if (is_core) {
-			switch (type) {
-			case NT_PRSTATUS: add_thread(cf, desc, descsz); break;
-			case NT_PRPSINFO: set_psinfo(cf, desc, descsz); break;
-			case NT_FILE: set_files(cf, desc, descsz); break;
-			case NT_AUXV: set_auxv(cf, desc, descsz); break;
-			case NT_SIGINFO:
-				if (cf->nthreads && descsz >= 4)
-					cf->threads[cf->nthreads - 1].signo = rd32(desc);
-				break;
-			default: break;
-			}
-		}
-		off = next;
+	}
+	/* a note that does not fit: keep what was read if there are threads, the caller reports
+	 * what is missing */
+	if (off < len && len - off >= 12 && cf->nthreads == 0) {
+		sb_printf(err, "%s is a damaged core file (a malformed note)", cf->path);
+		return false;
 	}
 	return true;
 }

@@ -8,7 +8,7 @@
 static const uint32_t PROT_FROM_FILE = 0x80000000u;
 
 static void add_mapping(struct addrspace *as, uint64_t start, uint64_t end, uint32_t prot,
-			const struct core_mapped_file *f)
+			const struct mapping *f)
 {
 	struct mapping m = {.start = start, .end = end, .prot = prot};
 	if (f) {
@@ -21,7 +21,7 @@ static void add_mapping(struct addrspace *as, uint64_t start, uint64_t end, uint
 
 /* The parts of [f->start, f->end) no segment covers (segments are sorted and disjoint). */
 static void add_uncovered(struct addrspace *as, const struct core_file *cf,
-			  const struct core_mapped_file *f)
+			  const struct mapping *f)
 {
 	uint64_t cur = f->start;
 	for (size_t i = 0; i < cf->nsegs && cur < f->end; i++) {
@@ -70,12 +70,12 @@ void core_space_build(struct addrspace *as, const struct core_file *cf, const ch
 		addrspace_substitute(as, exe_path, exe_subst);
 	for (size_t i = 0; i < cf->nsegs; i++) {
 		const struct core_segment *s = &cf->segs[i];
-		const struct core_mapped_file *f = core_file_at(cf, s->vaddr);
+		const struct mapping *f = maps_find(&cf->files, s->vaddr);
 		add_mapping(as, s->vaddr, s->vaddr + s->memsz, s->prot, f);
 	}
 	size_t from_segments = as->maps.n;
-	for (size_t i = 0; i < cf->nfiles; i++)
-		add_uncovered(as, cf, &cf->files[i]);
+	for (size_t i = 0; i < cf->files.n; i++)
+		add_uncovered(as, cf, &cf->files.v[i]);
 	bool any_unknown = as->maps.n > from_segments;
 	/* mark the added ones before sorting mixes them in */
 	for (size_t i = from_segments; i < as->maps.n; i++)

@@ -31,11 +31,11 @@ static const char *core_exe_path(const struct core_file *cf)
 	static const uint64_t keys[] = {AT_ENTRY, AT_PHDR};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		uint64_t addr;
-		const struct core_mapped_file *f;
-		if (core_auxv(cf, keys[i], &addr) && (f = core_file_at(cf, addr)) != NULL)
+		const struct mapping *f;
+		if (core_auxv(cf, keys[i], &addr) && (f = maps_find(&cf->files, addr)) != NULL)
 			return f->path;
 	}
-	return cf->nfiles ? cf->files[0].path : NULL;
+	return cf->files.n ? cf->files.v[0].path : NULL;
 }
 
 static struct module *module_named(struct addrspace *as, const char *path)

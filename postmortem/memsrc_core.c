@@ -40,18 +40,15 @@ static size_t read_piece(struct memsrc_core *m, uint64_t addr, void *buf, size_t
 static ssize_t core_mem_read(struct memsrc *base, uint64_t addr, void *buf, size_t len)
 {
 	struct memsrc_core *m = (struct memsrc_core *)base;
-	if (len == 0)
-		return 0;
-	if (addr + len < addr)
-		return -1;
 	size_t done = 0;
-	while (done < len) {
+	/* piece by piece: a read may span a dumped part, a part left to the file, and the next segment */
+	while (done < len && addr + len > addr) {
 		size_t n = read_piece(m, addr + done, (char *)buf + done, len - done);
 		if (n == 0)
 			break;
 		done += n;
 	}
-	return done ? (ssize_t)done : -1;
+	return done || len == 0 ? (ssize_t)done : -1;
 }
 
 static const struct memsrc_ops core_ops = {.read = core_mem_read, .readv = NULL};

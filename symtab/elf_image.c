@@ -13,31 +13,9 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "elf_notes.h"
 
 enum { SIZELESS_SYM_SPAN = 4096 };
-
-size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t cap)
-{
-	size_t off = 0;
-	while (off + 12 <= len) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, notes + off, 4);
-		memcpy(&descsz, notes + off + 4, 4);
-		memcpy(&type, notes + off + 8, 4);
-		size_t name_off = off + 12;
-		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
-		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
-		if (next > len)
-			return 0;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(notes + name_off, "GNU", 4) == 0 &&
-		    descsz <= cap) {
-			memcpy(out, notes + desc_off, descsz);
-			return descsz;
-		}
-		off = next;
-	}
-	return 0;
-}
 
 static void read_phdrs(struct elf_image *img)
 {

@@ -64,9 +64,6 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 			uint64_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
-/* The GNU build-id in a block of ELF notes: copies it to out (at most cap bytes) and returns its
- * length, 0 when absent. */
-size_t elf_notes_build_id(const uint8_t *notes, size_t len, uint8_t *out, size_t cap);
 /* Hex form of a build-id; buf needs 2*len+1 bytes. */
 const char *build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Hex form of the build-id ("" when absent); buf needs 2*64+1 bytes. */

@@ -95,13 +95,13 @@ Test(core, notes_threads_process_files_auxv)
 	cr_assert_eq(core_crashed_thread(&cf), &cf.threads[0]);
 	cr_assert_eq(cf.pid, 100);
 	cr_assert_str_eq(cf.fname, "node");
-	cr_assert_eq(cf.nfiles, 2);
-	cr_assert_str_eq(cf.files[0].path, "/usr/bin/node"); /* sorted by address */
-	cr_assert_str_eq(cf.files[1].path, "/lib/libz.so");
-	cr_assert(cf.files[1].deleted);
-	cr_assert_eq(cf.files[1].pgoff, 3 * 4096); /* NT_FILE offsets are in pages */
-	cr_assert_eq(core_file_at(&cf, 0x401fff), &cf.files[0]);
-	cr_assert_null(core_file_at(&cf, 0x402000));
+	cr_assert_eq(cf.files.n, 2);
+	cr_assert_str_eq(cf.files.v[0].path, "/usr/bin/node"); /* sorted by address */
+	cr_assert_str_eq(cf.files.v[1].path, "/lib/libz.so");
+	cr_assert(cf.files.v[1].deleted);
+	cr_assert_eq(cf.files.v[1].pgoff, 3 * 4096); /* NT_FILE offsets are in pages */
+	cr_assert_eq(maps_find(&cf.files, 0x401fff), &cf.files.v[0]);
+	cr_assert_null(maps_find(&cf.files, 0x402000));
 	uint64_t v;
 	cr_assert(core_auxv(&cf, AT_ENTRY, &v));
 	cr_assert_eq(v, 0x401000);
