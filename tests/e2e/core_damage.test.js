@@ -231,3 +231,23 @@ test('corrupted cores: never a crash or a hang, only output, warnings or one-lin
   }
   t.diagnostic(`exit codes: ${JSON.stringify(outcomes)}`);
 });
+
+test('option mistakes with --core: refused with the rule', async () => {
+  for (const [args, re] of [
+    [['--core', base.core, '--pid', '1'], /--core reads a core file: it goes without --pid and --dump/],
+    [['--core', base.core, '--dump'], /--core reads a core file: it goes without --pid and --dump/],
+    [['--pid', '1', '--exe', h.NODE], /--exe goes with --core/],
+    [['--core'], /--core needs a value/],
+  ]) {
+    const r = await h.runV8walk(args);
+    assert.strictEqual(r.code, 2, args.join(' '));
+    assert.match(oneLine(r.stderr), re);
+  }
+});
+
+test('--core --version-info: what v8walk detects in the core', async () => {
+  const r = await h.runV8walk(['--core', base.core, '--version-info']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stdout, new RegExp(`^V8 module: +${h.NODE.replace(/[.]/g, '\\.')}$`, 'm'));
+  assert.match(r.stdout, new RegExp(`^build-id: +${k.buildId(h.NODE)}$`, 'm'));
+});
