@@ -95,8 +95,9 @@ static bool check_exe(struct core_target *t, const struct core_target_opts *o, s
 	return true;
 }
 
-/* Libraries whose file differs from what the process had mapped name their frames wrongly. */
-static void check_libraries(struct core_target *t, const struct module *exe)
+/* Libraries whose file differs from what the process had mapped name their frames wrongly; when
+ * the library is the one carrying V8 (libnode.so), JS frames cannot be decoded at all: refused. */
+static bool check_libraries(struct core_target *t, const struct module *exe, struct strbuf *msg)
 {
 	for (size_t k = 0; k < t->as.nmods; k++) {
 		struct module *mod = &t->as.mods[k];
@@ -109,12 +110,19 @@ static void check_libraries(struct core_target *t, const struct module *exe)
 		if (!img)
 			core_target_warn(t, "%s cannot be read here (%s): its frames stay unnamed",
 					 mod->path, mod->open_err ? mod->open_err : "unknown error");
-		else if (!same_build_id(img, id, n))
+		else if (!same_build_id(img, id, n) && t->have_rt && k == t->rt.mod) {
+			sb_printf(msg, "%s (build-id %s) is not the library that wrote this core (build-id "
+				       "%s): V8's objects cannot be read with another build of it",
+				  mod->path, elf_image_build_id_hex(img, have), build_id_hex(id, n, want));
+			return false;
+		} else if (!same_build_id(img, id, n)) {
 			core_target_warn(t, "%s differs from the file the process had mapped (build-id %s "
 					    "here, %s in the core): its frames may be misnamed",
 					 mod->path, elf_image_build_id_hex(img, have),
 					 build_id_hex(id, n, want));
+		}
 	}
+	return true;
 }
 
 static void open_v8(struct core_target *t, const struct core_target_opts *o)
@@ -158,8 +166,11 @@ bool core_target_open(struct core_target *t, const struct core_target_opts *o, s
 		core_target_warn(t, "the core is truncated: %zu of %llu bytes are present (a core size "
 				    "limit?); memory past that point is lost", t->cf.size,
 				 (unsigned long long)t->cf.expected_size);
-	check_libraries(t, module_named(&t->as, t->exe_path));
 	open_v8(t, o);
+	if (!check_libraries(t, module_named(&t->as, t->exe_path), msg)) {
+		core_target_close(t);
+		return false;
+	}
 	return true;
 }
 

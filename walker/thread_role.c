@@ -13,6 +13,14 @@ static bool stack_has(const struct thread_facts *tf, const char *needle)
 	return false;
 }
 
+static bool runs_js(const struct thread_facts *tf)
+{
+	for (int i = 0; i < tf->nframes; i++)
+		if (tf->frames[i].kind == FK_JS || tf->frames[i].kind == FK_JS_INLINED)
+			return true;
+	return false;
+}
+
 const char *thread_role(const struct thread_facts *tf, bool *final)
 {
 	*final = true;
@@ -21,6 +29,10 @@ const char *thread_role(const struct thread_facts *tf, bool *final)
 	if (tf->kernel_name && tf->kernel_name[0] &&
 	    (!tf->process_name || strcmp(tf->kernel_name, tf->process_name) != 0))
 		return tf->kernel_name;
+	/* only the main thread and workers run JavaScript: this also names workers where node's
+	 * own symbols are stripped (a distribution's libnode) */
+	if (runs_js(tf))
+		return "worker";
 	if (tf->complete && tf->nframes > 0) {
 		if (stack_has(tf, "node::worker::Worker::StartThread"))
 			return "worker";

@@ -1,7 +1,8 @@
 /* thread_role.h — what a thread of a node process is for, as labels show it: "main" for the
  * leader, the kernel's thread name where node set one (Node 22+, live targets only: cores do not
  * record thread names), else the role recognized from the bottom of a complete stack ("worker",
- * "V8 platform", "libuv worker", "thread"). Shared by the sampler, live dumps and cores. */
+ * "V8 platform", "libuv worker", "thread"); a thread other than the main one that runs JavaScript
+ * is a worker. Shared by the sampler, live dumps and cores. */
 #ifndef V8WALK_THREAD_ROLE_H
 #define V8WALK_THREAD_ROLE_H
 

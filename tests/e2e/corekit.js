@@ -25,7 +25,7 @@ function crashFixture(t, mode, { nodeArgs = [], node = h.NODE, dir } = {}) {
   dir = dir || tempDir(t, `core-${mode}`);
   const args = ['-c', 'ulimit -c unlimited; exec "$0" "$@"', node, ...nodeArgs, FIXTURE, mode];
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...h.NODE_ENV } });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });

@@ -1,5 +1,5 @@
 /* test_thread_role.c — thread roles from the facts the sampler, live dumps and cores have: the
- * leader, a kernel thread name (live only), and the bottom of a complete stack. */
+ * leader, a kernel thread name (live only), JS frames, and the bottom of a complete stack. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -45,5 +45,10 @@ Test(thread_role, from_leader_name_and_stack)
 	stack_of("node::worker::Worker::StartThread");
 	cr_assert_str_eq(role(false, NULL, false, &final), "thread", "an incomplete walk cannot tell");
 	cr_assert_not(final);
+	stack_of("[unknown] (libnode.so.108+0x4242)"); /* a stripped libnode names nothing */
+	frames[0].kind = FK_JS;
+	cr_assert_str_eq(role(false, NULL, false, &final), "worker", "only workers run JS besides main");
+	cr_assert(final);
+	cr_assert_str_eq(role(true, NULL, false, &final), "main");
 	intern_free(&names);
 }
