@@ -3,8 +3,8 @@
 # fixture parks its main thread at a known stack while WORKERS workers spin, holding HEAP_MB of
 # ballast; gdb's gcore writes every mapping (about 0.7 GB for an idle Node 20 plus the ballast).
 #   bench/core-speed.sh [NODE] [HEAP_MB] [WORKERS] [RUNS]
-# Each run first drops the core's and node's pages from the page cache (posix_fadvise DONTNEED on
-# those two files only), so that it reads them from disk like a first look at a fresh core would.
+# Each run first drops the core's and node's pages from the page cache (dd iflag=nocache:
+# POSIX_FADV_DONTNEED on those two files only), so that it reads them from disk like a first look at a fresh core would.
 # The core is written under /tmp and deleted at the end.
 set -eu
 cd "$(dirname "$0")/.."
@@ -27,9 +27,7 @@ pid=
 core=$dir/gcore.$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$dir/ready")
 echo "node $("$NODE" --version), core $(stat -c %s "$core") bytes ($(du -k "$core" | cut -f1) KiB on disk)"
 for i in $(seq "$RUNS"); do
-	python3 -c 'import os, sys
-for f in sys.argv[1:]:
-    fd = os.open(f, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$core" "$NODE"
+	for f in "$core" "$NODE"; do dd if="$f" iflag=nocache count=0 status=none; done
 	/usr/bin/time -f "run $i: %e s wall, %U s user, %S s sys, max RSS %M KiB" \
 		"$V8WALK" --core "$core" >"$dir/out" 2>"$dir/time" || true
 	tail -n 1 "$dir/time"
