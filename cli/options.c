@@ -16,6 +16,7 @@ static void usage(FILE *f)
 		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
 		"       v8walk --all-node [options]                     every node process (eBPF)\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
+		"       v8walk --core FILE [--exe PATH] [--json]        every thread's stack in a core\n"
 		"\n"
 		"Sample a running, unmodified Node.js process and print where its time goes:\n"
 		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
@@ -26,10 +27,13 @@ static void usage(FILE *f)
 		"                           (eBPF; processes that start later are added)\n"
 		"  -- PROGRAM [ARGS...]     start PROGRAM and sample it from its first instruction\n"
 		"                           until it exits; v8walk exits with its exit code\n"
+		"      --core FILE          a core file of a node process (kernel core or gcore)\n"
+		"      --exe PATH           the node binary that wrote the core (default: the path\n"
+		"                           the core names; its build-id must match)\n"
 		"\n"
 		"one-shot:\n"
 		"      --dump               print every thread's mixed stack once (innermost first)\n"
-		"      --json               --dump as JSON (see README for the format)\n"
+		"      --json               --dump or --core as JSON (see README for the format)\n"
 		"\n"
 		"output:\n"
 		"      --text               indented call tree (default)\n"
@@ -77,14 +81,15 @@ static bool parse_double(const char *s, double *out)
 static bool check_combinations(const struct options *o)
 {
 	const char *err = NULL;
-	int targets = (o->npids > 0) + o->all_node + (o->command != NULL);
+	int targets = (o->npids > 0) + o->all_node + (o->command != NULL) + (o->core != NULL);
 	bool several = o->npids > 1 || o->all_node;
-	if (o->json && o->mode != MODE_DUMP)
-		err = "--json goes with --dump";
+	if (o->json && o->mode != MODE_DUMP && o->mode != MODE_CORE)
+		err = "--json goes with --dump or --core";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
 	else if (targets == 0)
-		err = "which process? give --pid PID, --all-node, or -- PROGRAM ARGS... (see v8walk --help)";
+		err = "which process? give --pid PID, --core FILE, --all-node, or -- PROGRAM ARGS... "
+		      "(see v8walk --help)";
 	else if (targets > 1)
 		err = "give one of --pid, --all-node and -- PROGRAM, not several";
 	else if ((o->mode == MODE_DUMP || o->version_info) && (several || o->command))
@@ -106,9 +111,11 @@ static bool check_combinations(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
+	    {"core", required_argument, NULL, O_CORE},
+	    {"exe", required_argument, NULL, O_EXE},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"raw", no_argument, NULL, O_RAW},
 	    {"dump", no_argument, NULL, O_DUMP},
@@ -171,6 +178,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
+		case O_CORE: o->core = optarg; break;
+		case O_EXE: o->exe = optarg; break;
 		case O_TEXT: o->format = OUT_TREE; break;
 		case O_RAW: o->format = OUT_FOLDED; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
@@ -242,6 +251,17 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		o->command = &argv[optind];
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
 		fprintf(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
+		return false;
+	}
+	if (o->core) {
+		if (o->npids || o->all_node || o->command || o->mode == MODE_DUMP) {
+			fprintf(stderr, "v8walk: --core reads a core file: it goes without --pid and --dump "
+					"(and without --all-node or a program)\n");
+			return false;
+		}
+		o->mode = MODE_CORE;
+	} else if (o->exe) {
+		fprintf(stderr, "v8walk: --exe goes with --core\n");
 		return false;
 	}
 	return check_combinations(o);

@@ -8,7 +8,7 @@
 #include "../v8/version.h"
 
 enum out_format { OUT_TREE, OUT_FOLDED };
-enum run_mode { MODE_RECORD, MODE_DUMP };
+enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
 /* how samples are taken: --mode */
 enum sampler_kind {
 	SAMPLER_AUTO,   /* ptrace, or eBPF where ptrace cannot be used */
@@ -20,6 +20,8 @@ enum { MAX_PIDS = 256 };
 
 struct options {
 	pid_t pid;               /* the first --pid (0 = none) */
+	const char *core;        /* --core FILE */
+	const char *exe;         /* --exe PATH: the executable that wrote the core */
 	pid_t pids[MAX_PIDS];    /* every --pid */
 	size_t npids;
 	bool all_node;           /* --all-node: every node process on the host */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/search.h"
+#include "../util/interval.h"
 #include "../util/xalloc.h"
 
 enum { MAX_FUNCTION_SIZE = 1 << 20 };
@@ -53,7 +53,8 @@ void kallsyms_free(struct kallsyms *k)
 
 const char *kallsyms_name(const struct kallsyms *k, uint64_t addr)
 {
-	size_t lo = count_keys_at_or_below(k->v, k->n, sizeof(*k->v), offsetof(struct ksym, addr), addr);
+	/* the symbols starting at or below addr: the first index whose start is above it */
+	size_t lo = interval_upper(k->v, k->n, sizeof(*k->v), offsetof(struct ksym, addr), addr);
 	/* no kernel function is this long: past it the address is in no known text */
 	if (!lo || addr - k->v[lo - 1].addr > MAX_FUNCTION_SIZE)
 		return NULL;

@@ -12,7 +12,7 @@
 
 #include "../util/clock.h"
 #include "../util/proc_status.h"
-#include "../util/search.h"
+#include "../util/interval.h"
 #include "../util/xalloc.h"
 
 enum {
@@ -245,8 +245,8 @@ uint32_t perfmap_lookup(struct perfmap *pm, uint64_t addr)
 	if (!pm->sorted)
 		sort_entries(pm);
 	/* the last entry starting at or below addr, then back while an earlier one could reach */
-	size_t lo = count_keys_at_or_below(pm->v, pm->n, sizeof(*pm->v),
-					   offsetof(struct perfmap_entry, start), addr);
+	size_t lo = interval_upper(pm->v, pm->n, sizeof(*pm->v), offsetof(struct perfmap_entry, start),
+				   addr);
 	const struct perfmap_entry *best = NULL;
 	for (size_t i = lo; i-- > 0 && pm->max_end[i] > addr;) {
 		const struct perfmap_entry *e = &pm->v[i];

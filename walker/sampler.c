@@ -268,8 +268,8 @@ void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb
 		s->have_sample = false;
 		stackwalk_name_natives(s->sw, s->frames, s->nframes);
 		bool final;
-		const char *role = thread_role(&s->labels, t->tid, t->comm, s->frames, s->nframes,
-					       s->wst.end == UNWIND_COMPLETE, &final);
+		const char *role = thread_labels_role(&s->labels, t->tid, t->comm, s->frames,
+						      s->nframes, s->wst.end == UNWIND_COMPLETE, &final);
 		cb(ctx, t, role, state, s->frames, s->nframes, &s->wst, pause);
 	}
 }

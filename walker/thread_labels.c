@@ -1,8 +1,10 @@
-/* thread_labels.c — thread roles from names and stacks, and their cache. */
+/* thread_labels.c — thread labels for live samples, and their cache. */
 #include "thread_labels.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#include "thread_role.h"
 
 void thread_labels_init(struct thread_labels *tl, struct intern *strings, pid_t pid,
 			const char *process_comm)
@@ -19,36 +21,19 @@ void thread_labels_free(struct thread_labels *tl)
 	u64map_free(&tl->by_tid);
 }
 
-static bool stack_has(const struct thread_labels *tl, const struct frame *frames, int n,
-		      const char *needle)
+const char *thread_labels_role(const struct thread_labels *tl, pid_t tid, const char *comm,
+			       const struct frame *frames, int n, bool complete, bool *final)
 {
-	for (int i = 0; i < n; i++)
-		if (frames[i].kind == FK_NATIVE &&
-		    strstr(intern_get(tl->strings, frames[i].name), needle))
-			return true;
-	return false;
-}
-
-const char *thread_role(const struct thread_labels *tl, pid_t tid, const char *comm,
-			const struct frame *frames, int n, bool complete, bool *final)
-{
-	*final = true;
-	if (tid == tl->pid)
-		return "main";
-	if (comm && comm[0] && strcmp(comm, tl->process_comm) != 0)
-		return comm;
-	if (complete && n > 0) {
-		if (stack_has(tl, frames, n, "node::worker::Worker::StartThread"))
-			return "worker";
-		if (stack_has(tl, frames, n, "PlatformWorkerThread") ||
-		    stack_has(tl, frames, n, "WorkerThreadsTaskRunner"))
-			return "V8 platform";
-		if (stack_has(tl, frames, n, "uv__thread_start") || stack_has(tl, frames, n, "uv__work_"))
-			return "libuv worker";
-		return "thread";
-	}
-	*final = false;
-	return "thread";
+	struct thread_facts tf = {
+	    .is_leader = tid == tl->pid,
+	    .kernel_name = comm,
+	    .process_name = tl->process_comm,
+	    .frames = frames,
+	    .nframes = n,
+	    .complete = complete,
+	    .strings = tl->strings,
+	};
+	return thread_role(&tf, final);
 }
 
 uint32_t thread_label(struct thread_labels *tl, pid_t tid, const char *comm,
@@ -59,8 +44,8 @@ uint32_t thread_label(struct thread_labels *tl, pid_t tid, const char *comm,
 		return (uint32_t)v;
 	bool final;
 	char buf[64];
-	snprintf(buf, sizeof(buf), "%s (%d)", thread_role(tl, tid, comm, frames, n, complete, &final),
-		 (int)tid);
+	snprintf(buf, sizeof(buf), "%s (%d)",
+		 thread_labels_role(tl, tid, comm, frames, n, complete, &final), (int)tid);
 	uint32_t id = intern_str(tl->strings, buf);
 	u64map_put(&tl->by_tid, (uint64_t)tid, id | (uint64_t)final << 32);
 	return id;

@@ -1,7 +1,6 @@
-/* thread_labels.h — the label a thread gets as the second root frame of a sample: "main" for the
- * thread-group leader, the name node gave the thread (Node 22+ names its threads), or else the
- * role read from the bottom of a complete stack ("worker", "V8 platform", "libuv worker",
- * "thread"), followed by the tid: `worker (4250)`. A label is kept once it cannot change. */
+/* thread_labels.h — the label a thread gets as the second root frame of a live sample: its role
+ * (walker/thread_role.h) and its tid, `worker (4250)`, cached per thread once it cannot change.
+ * Shared by the ptrace sampler and the eBPF sampler. */
 #ifndef V8WALK_THREAD_LABELS_H
 #define V8WALK_THREAD_LABELS_H
 
@@ -24,10 +23,9 @@ void thread_labels_init(struct thread_labels *tl, struct intern *strings, pid_t 
 			const char *process_comm);
 void thread_labels_free(struct thread_labels *tl);
 /* The role of a thread from what is known now: its kernel name `comm` and its stack (frames
- * innermost first, named; `complete` when the walk reached the outermost frame). *final says
- * whether more samples could change it. */
-const char *thread_role(const struct thread_labels *tl, pid_t tid, const char *comm,
-			const struct frame *frames, int n, bool complete, bool *final);
+ * innermost first, natives named; `complete` when the walk reached the outermost frame). */
+const char *thread_labels_role(const struct thread_labels *tl, pid_t tid, const char *comm,
+			       const struct frame *frames, int n, bool complete, bool *final);
 /* The interned label "role (tid)", cached once final. */
 uint32_t thread_label(struct thread_labels *tl, pid_t tid, const char *comm,
 		      const struct frame *frames, int n, bool complete);

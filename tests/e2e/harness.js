@@ -9,27 +9,31 @@ const readline = require('node:readline');
 const ROOT = path.resolve(__dirname, '..', '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
 const NODE = process.env.NODE_UNDER_TEST || process.execPath;
+// a node built as a shared library (Debian's libnode) needs its library directory
+const NODE_LIBDIR = process.env.NODE_UNDER_TEST_LIBDIR || '';
+const NODE_ENV = NODE_LIBDIR ? { LD_LIBRARY_PATH: NODE_LIBDIR } : {};
 const FIXTURES = path.join(ROOT, 'fixtures');
 // The sampler every sampling run uses: V8WALK_MODE=ptrace|bpf (scripts/run-e2e.sh runs the
 // suite once per mode); unset = v8walk's default (auto, which is ptrace for one live target).
 const MODE = process.env.V8WALK_MODE || 'ptrace';
 if (!['ptrace', 'bpf'].includes(MODE)) throw new Error(`V8WALK_MODE must be ptrace or bpf, not ${MODE}`);
 
-// `--mode MODE` in front of a sampling run's arguments (not for --dump/--version-info, which
-// have one form, nor when the test chose a mode itself).
+// `--mode MODE` in front of a sampling run's arguments (not for --dump, --core, --version-info,
+// which have one form, nor when the test chose a mode itself).
 function withMode(args) {
-  if (!process.env.V8WALK_MODE || args.some((a) => ['--mode', '--dump', '--version-info'].includes(a))) return args;
+  const oneForm = ['--mode', '--dump', '--core', '--version-info'];
+  if (!process.env.V8WALK_MODE || args.some((a) => oneForm.includes(a))) return args;
   return ['--mode', MODE, ...args];
 }
 
 // A test that belongs to one sampler's pass of the suite (e.g. ptrace's tracer handling); it is
-// registered only in that pass, and runs there every time.
+// registered only in that pass, and runs there every time. eBPF's are named "[bpf] …".
 function modeTest(mode, name, ...rest) {
-  if (mode === MODE) require('node:test')(`[${mode}] ${name}`, ...rest);
+  if (mode === MODE) require('node:test')(mode === 'bpf' ? `[bpf] ${name}` : name, ...rest);
 }
 
 function nodeVersion() {
-  return spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return spawnSync(NODE, ['--version'], { encoding: 'utf8', env: { ...process.env, ...NODE_ENV } }).stdout.trim();
 }
 
 // The control protocol (fixtures/lib/control.js) over a child's stdin/stdout; resolves with the
@@ -82,7 +86,7 @@ function controlled(child, name, running = () => child.exitCode === null && chil
 function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd, node = NODE } = {}) {
   const child = spawn(node, [...nodeArgs, path.join(FIXTURES, name), ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...NODE_ENV, ...env },
     cwd,
   });
   return controlled(child, name);
@@ -95,7 +99,7 @@ function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd, node = NO
 // as soon as v8walk exits.
 function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [] } = {}) {
   const argv = withMode([...v8walkArgs, '--', NODE, ...nodeArgs, path.join(FIXTURES, name), ...args]);
-  const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
@@ -191,6 +195,7 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, FIXTURES, MODE, withMode, modeTest, nodeVersion, startFixture, launchFixture, runV8walk,
-  startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, tracerPid, sleep, hasChain,
+  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, withMode, modeTest, nodeVersion, startFixture,
+  launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, tracerPid,
+  sleep, hasChain,
 };

@@ -20,7 +20,7 @@ function spinSamples(out, ready) {
   return { stacks, hot: hot.reduce((a, s) => a + s.count, 0) };
 }
 
-test('the exit code passes through and the program is profiled with its JS named', async (t) => {
+test('launch: the exit code passes through and the program is profiled with its JS named', async (t) => {
   const out = outFile();
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
   t.after(() => fx.stop());
@@ -37,7 +37,7 @@ test('the exit code passes through and the program is profiled with its JS named
     assert.strictEqual(fx.ready.tracerAtStart, fx.v8walk.pid, 'traced before its first line of JavaScript ran');
 });
 
-test('death by a signal is exit code 128 + the signal', async (t) => {
+test('launch: death by a signal is exit code 128 + the signal', async (t) => {
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', outFile()] });
   t.after(() => fx.stop());
   await h.sleep(500);
@@ -47,7 +47,7 @@ test('death by a signal is exit code 128 + the signal', async (t) => {
   assert.match(r.stderr, /killed by signal 15/);
 });
 
-test('SIGINT sent to v8walk goes to the program, and the profile is still written', async (t) => {
+test('launch: SIGINT sent to v8walk goes to the program, and the profile is still written', async (t) => {
   const out = outFile();
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
   t.after(() => fx.stop());
@@ -58,7 +58,7 @@ test('SIGINT sent to v8walk goes to the program, and the profile is still writte
   assert.ok(spinSamples(out, fx.ready).hot > 0, 'profile written');
 });
 
-test('--duration ends sampling; v8walk then waits for the program and passes its code on', async (t) => {
+test('launch: --duration ends sampling; v8walk then waits for the program and passes its code on', async (t) => {
   const out = outFile();
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out, '--duration', '1'] });
   t.after(() => fx.stop());
@@ -71,7 +71,7 @@ test('--duration ends sampling; v8walk then waits for the program and passes its
   assert.strictEqual(r.code, 7, r.stderr);
 });
 
-test('v8walk killed: the program runs on, neither stopped nor traced', async (t) => {
+test('launch: v8walk killed: the program runs on, neither stopped nor traced', async (t) => {
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', outFile()] });
   t.after(() => fx.stop());
   await h.sleep(800);
@@ -86,13 +86,13 @@ test('v8walk killed: the program runs on, neither stopped nor traced', async (t)
   assert.ok(h.cpuTicks(fx.pid) > before, 'still running');
 });
 
-test('a program that cannot be run: one line, exit code 127 as in a shell', async () => {
+test('launch: a program that cannot be run: one line, exit code 127 as in a shell', async () => {
   const r = await h.runV8walk(['--raw', '--', path.join(tmp, 'no-such-program')]);
   assert.strictEqual(r.code, 127);
   assert.match(r.stderr.trim(), /^v8walk: cannot run .*no-such-program: No such file or directory$/);
 });
 
-test('a program that never runs node runs to its end, unsampled, and says so', async () => {
+test('launch: a program that never runs node runs to its end, unsampled, and says so', async () => {
   const r = await h.runV8walk(['--raw', '--', 'sh', '-c', 'exit 5']);
   assert.strictEqual(r.code, 5, r.stderr);
   // (eBPF learns of the execve afterwards: sh may have exited before v8walk could look at it)

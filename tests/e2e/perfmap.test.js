@@ -26,7 +26,7 @@ async function profile(pid, seconds = 1) {
   return { stacks, total, count };
 }
 
-test('node --perf-basic-prof: irregexp code is named from its perf map, and not without one', async (t) => {
+test('perf map: node --perf-basic-prof: irregexp code is named from its perf map, and not without one', async (t) => {
   // (--perf-basic-prof also writes V8 logs into the current directory: keep them in tmp)
   const fx = await h.startFixture('regex.js', { nodeArgs: ['--perf-basic-prof'], cwd: tmp });
   t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
@@ -44,7 +44,7 @@ test('node --perf-basic-prof: irregexp code is named from its perf map, and not 
   assert.ok(q.total > 0);
 });
 
-test('a perf map is refused as a symlink or when another user owns it', async (t) => {
+test('perf map: a perf map is refused as a symlink or when another user owns it', async (t) => {
   const fx = await h.startFixture('regex.js');
   t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
   const crafted = path.join(tmp, 'crafted.map');
@@ -66,7 +66,7 @@ test('a perf map is refused as a symlink or when another user owns it', async (t
   assert.ok(p.count((f) => f === 'FAKE-FOREIGN') >= p.total * 0.5, `${p.count((f) => f === 'FAKE-FOREIGN')}/${p.total}`);
 });
 
-test('the last line for an address wins, and lines appended while sampling are read', async (t) => {
+test('perf map: the last line for an address wins, and lines appended while sampling are read', async (t) => {
   const fx = await h.startFixture('regex.js');
   t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
   fs.writeFileSync(mapOf(fx.pid), everything('FAKE-FIRST') + everything('FAKE-LAST'));
