@@ -120,7 +120,8 @@ test('-o writes the profile to a file and stdout stays empty', async (t) => {
   assert.ok(stacks.length > 0);
 });
 
-test('on-CPU by default; --idle also samples sleeping threads (wall clock)', async (t) => {
+// (eBPF sampling sees only threads on a CPU: --idle is ptrace's alone)
+h.modeTest('ptrace', 'on-CPU by default; --idle also samples sleeping threads (wall clock)', async (t) => {
   const fx = await h.startFixture('workers.js');
   t.after(() => fx.stop());
   const mainSamples = (stacks) => stacks.filter((s) => s.frames[1] === `main (${fx.pid})`)
