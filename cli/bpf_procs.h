@@ -38,6 +38,8 @@ struct bpf_proc {
 	int exit_status;      /* wait status, when exit_known */
 	unsigned long samples;
 	char why_not[256];    /* PROC_WAIT_EXEC: why the last program it ran could not be sampled */
+	bool exec_seen;       /* launched: it called execve (V8 may still be mapped later) */
+	uint64_t last_try_ns; /* when opening it was last tried */
 };
 
 struct bpf_procs {

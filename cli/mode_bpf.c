@@ -27,6 +27,7 @@ enum {
 	DEFAULT_TOP_KB = 8,
 	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
 	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
+	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
 	MAX_FRAMES = STACKWALK_MAX_FRAMES + V8W_KSTACK_MAX + 8,
 };
 
@@ -101,6 +102,18 @@ static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_re
 		r->no_js++;
 }
 
+/* A launched program that called execve but had no V8 then (node on libnode.so maps it later, a
+ * script's interpreter may execve node): look again, at most every RETRY_OPEN_NS. */
+static void retry_open(struct bpf_run *r, struct bpf_proc *p)
+{
+	uint64_t now = now_ns();
+	if (now - p->last_try_ns < RETRY_OPEN_NS)
+		return;
+	p->last_try_ns = now;
+	if (node_scan_pid(&r->scan, p->pid))
+		bpf_proc_exec(&r->procs, p);
+}
+
 static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem, size_t mem_len)
 {
 	struct bpf_run *r = ctx;
@@ -111,13 +124,17 @@ static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem
 	}
 	switch (rec->type) {
 	case V8W_REC_SAMPLE:
+		if (p->state == PROC_WAIT_EXEC && p->exec_seen)
+			retry_open(r, p);
 		if (p->state == PROC_READY)
 			on_sample(r, p, rec, mem, mem_len);
 		else
 			r->dropped++;
 		break;
 	case V8W_REC_EXEC:
-		/* not node (yet)? a script's interpreter may still execve node: wait for that */
+		/* not node (yet)? V8 may be mapped later: retry_open */
+		p->exec_seen = true;
+		p->last_try_ns = now_ns();
 		bpf_proc_exec(&r->procs, p);
 		break;
 	case V8W_REC_EXIT:

@@ -10,16 +10,13 @@
 
 #include "diagnose.h"
 #include "launch.h"
+#include "launch_trace.h"
 #include "modes.h"
 #include "profile.h"
 #include "session.h"
 #include "stop_signals.h"
 #include "summary.h"
 #include "version_info.h"
-
-#ifndef PTRACE_EVENT_STOP
-#define PTRACE_EVENT_STOP 128
-#endif
 
 static void add_sample(void *ctx, uint32_t process_label, uint32_t thread_label,
 		       const struct frame *frames, int n)
@@ -104,65 +101,45 @@ static int record_pid(const struct options *o)
 	return rc;
 }
 
-/* Wait until the seized child stops at its execve; false (with *code) when it ended first. */
-static bool wait_exec_stop(pid_t pid, int *code)
-{
-	for (;;) {
-		int st;
-		if (waitpid(pid, &st, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
-			*code = 1;
-			return false;
-		}
-		if (!WIFSTOPPED(st)) {
-			*code = shell_exit_code(st);
-			return false;
-		}
-		int event = (unsigned)st >> 16;
-		if (event == PTRACE_EVENT_EXEC)
-			return true;
-		/* its own signal before execve (e.g. Ctrl-C): delivered as usual */
-		int sig = event == 0 ? WSTOPSIG(st) : 0;
-		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
-	}
-}
-
-/* Launch mode, once the program started: at each of its execve stops, open it; the first
- * program that is node is sampled until it exits (a script's interpreter may execve node later:
- * until then nothing is sampled). Returns the exit code to pass on. */
+/* Launch mode, once the program started: when V8 is mapped (launch_trace.h), take the session
+ * over from the held stop and sample the program until it exits. Returns the exit code to pass
+ * on. */
 static int follow_launched(const struct options *o, struct launch *l, struct stop_signals *stop)
 {
+	struct node_scan ns;
+	node_scan_init(&ns);
+	int code = 0;
+	bool node = launch_trace_until_node(l->pid, &ns, &code);
+	node_scan_free(&ns);
+	if (!node) {
+		fprintf(stderr, "v8walk: %s never ran node (no V8 was ever mapped), so nothing was "
+				"sampled\n", l->program);
+		return code;
+	}
+	struct options lo = *o;
+	lo.pid = l->pid;
+	struct sampler_opts so;
+	sampler_opts_for(o, stop, &so);
+	struct profile prof;
+	struct live_session ss;
 	struct strbuf why;
 	sb_init(&why);
-	int code = 0;
-	while (wait_exec_stop(l->pid, &code)) {
-		struct options lo = *o;
-		lo.pid = l->pid;
-		struct sampler_opts so;
-		sampler_opts_for(o, stop, &so);
-		struct profile prof;
-		struct live_session ss;
-		sb_reset(&why);
-		if (!session_open_why(&ss, &lo, &so, add_sample, &prof, &why)) {
-			ptrace(PTRACE_CONT, l->pid, NULL, NULL); /* not node (yet): let it run on */
-			continue;
-		}
-		profile_init(&prof, &ss.strings, line_mode_of(o));
-		session_adopt(&ss);
-		int rc = sample_and_write(&lo, &ss, &prof);
-		/* sampling ended first (--duration): the program runs on; wait for it */
-		code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
-		profile_free(&prof);
-		session_close(&ss);
+	if (!session_open_why(&ss, &lo, &so, add_sample, &prof, &why)) {
+		/* node, but not one v8walk can read: it runs on, untraced */
+		fprintf(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
 		sb_free(&why);
-		return rc ? rc : code;
+		ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
+		return launch_wait(l);
 	}
-	if (why.len)
-		fprintf(stderr, "v8walk: %s never ran node, so nothing was sampled: %s\n", l->program,
-			why.s);
 	sb_free(&why);
-	return code;
+	profile_init(&prof, &ss.strings, line_mode_of(o));
+	session_adopt(&ss);
+	int rc = sample_and_write(&lo, &ss, &prof);
+	/* sampling ended first (--duration): the program runs on; wait for it */
+	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
+	profile_free(&prof);
+	session_close(&ss);
+	return rc ? rc : code;
 }
 
 /* Launch mode: seize the held child (PTRACE_O_TRACEEXEC: it stops at its first instruction),

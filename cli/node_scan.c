@@ -44,7 +44,7 @@ static bool module_has_v8(struct node_scan *ns, pid_t pid, const struct mapping 
 	return yes;
 }
 
-static bool runs_v8(struct node_scan *ns, pid_t pid)
+bool node_scan_pid(struct node_scan *ns, pid_t pid)
 {
 	struct maps maps;
 	maps_init(&maps);
@@ -73,7 +73,7 @@ size_t node_scan(struct node_scan *ns, pid_t *out, size_t max)
 		long pid = strtol(e->d_name, &end, 10);
 		if (*end || pid <= 0 || pid == self)
 			continue;
-		if (runs_v8(ns, (pid_t)pid))
+		if (node_scan_pid(ns, (pid_t)pid))
 			out[n++] = (pid_t)pid;
 	}
 	closedir(d);

@@ -5,6 +5,7 @@
 #ifndef V8WALK_NODE_SCAN_H
 #define V8WALK_NODE_SCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -16,6 +17,8 @@ struct node_scan {
 
 void node_scan_init(struct node_scan *ns);
 void node_scan_free(struct node_scan *ns);
+/* Does this process map a V8 module now? */
+bool node_scan_pid(struct node_scan *ns, pid_t pid);
 /* Fill up to max pids of V8 processes (v8walk itself excluded); returns how many. */
 size_t node_scan(struct node_scan *ns, pid_t *out, size_t max);
 

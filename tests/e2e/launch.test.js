@@ -95,7 +95,6 @@ test('launch: a program that cannot be run: one line, exit code 127 as in a shel
 test('launch: a program that never runs node runs to its end, unsampled, and says so', async () => {
   const r = await h.runV8walk(['--raw', '--', 'sh', '-c', 'exit 5']);
   assert.strictEqual(r.code, 5, r.stderr);
-  // (eBPF learns of the execve afterwards: sh may have exited before v8walk could look at it)
-  assert.match(r.stderr, /sh never ran node, so nothing was sampled: .*(is not a Node\.js process|exited)/);
+  assert.match(r.stderr, /sh never ran node.*, so nothing was sampled/);
   assert.strictEqual(r.stdout, '');
 });
