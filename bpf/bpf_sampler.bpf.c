@@ -165,7 +165,8 @@ static long fp_step(__u32 index, void *ctx)
 		}
 	} else {
 		__u64 o = w->off;
-		if (o > V8W_MEM_MAX - RANGE_HDR - FRAME_BYTES) {
+		/* room is kept for the memory above the outermost frame (glibc's start-up frames) */
+		if (o > V8W_MEM_MAX - RANGE_HDR - FRAME_BYTES - RANGE_HDR - V8W_TAIL_BYTES) {
 			rec->fp_end = V8W_FP_FULL;
 			return 1;
 		}
