@@ -72,7 +72,13 @@ test('a wrapper process points at its node child', async (t) => {
     child = childrenOf(sh.pid)[0] || 0;
   }
   assert.ok(child, 'the shell started node');
-  await h.sleep(300);
+  // wait until the child has exec'd node (not just forked from sh)
+  const real = fs.realpathSync(h.NODE);
+  for (let i = 0; i < 200; i++) {
+    try { if (fs.readlinkSync(`/proc/${child}/exe`) === real) break; } catch { /* not yet */ }
+    await h.sleep(25);
+  }
+  await h.sleep(200);
   const r = await h.runV8walk(['--pid', String(sh.pid), '--duration', '1']);
   assert.strictEqual(r.code, 1);
   assert.match(oneLine(r.stderr), new RegExp(`is not a Node.js process: .* \\(its child ${child} \\([^)]+\\) runs node: try --pid ${child}\\)$`));

