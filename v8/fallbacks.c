@@ -64,9 +64,17 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_CODE_KIND_SHIFT, ANY, ANY, NONE, 0, "0"},
     {L_CODEKIND_BASELINE, ANY, ANY, NONE, 11, "11 (V8 >= 9.0.240)"},
     {L_CODEKIND_INTERPRETED, ANY, ANY, L_CODEKIND_BASELINE, -1, "Baseline - 1"},
+    /* code-kind.h keeps INTERPRETED_FUNCTION, BASELINE, MAGLEV (TURBOPROP in 9.x), TURBOFAN in a row */
+    {L_CODEKIND_MAGLEV, ANY, ANY, L_CODEKIND_BASELINE, 1, "Baseline + 1 (code-kind.h order)"},
+    {L_CODEKIND_TURBOFAN, ANY, ANY, L_CODEKIND_BASELINE, 2, "Baseline + 2 (code-kind.h order)"},
+    /* InstructionStream (V8 >= 11.1.204): map, then the back pointer to its Code */
+    {L_IS_CODE, V8V(11, 1, 204), ANY, NONE, 8, "8 (after the map)"},
     {L_BCA_LENGTH, ANY, ANY, L_FIXED_ARRAY_LENGTH, 0, "FixedArrayBase.length"},
     {L_BCA_SPT, V8V(12, 3, 97), ANY, NONE, 24, "wrapper + 8 = 24 (V8 >= 12.3.97)"},
     {L_BCA_SPT, ANY, V8V(12, 0, 0), NONE, 32, "32 (V8 < 12)"},
+    /* measured: 13.6 (Node 24) zig-zag code deltas; 14.6 (Node 26) flags packed into the delta */
+    {L_SPT_FORMAT, V8V(14, 0, 0), ANY, NONE, 1, "packed flags (measured on 14.6; 13.6 is signed)"},
+    {L_SPT_FORMAT, ANY, V8V(14, 0, 0), NONE, 0, "zig-zag signed code delta"},
     {L_BCA_DATA, ANY, ANY, L_BCA_SPT, 22, "source_position_table + 8 + 14 (Node 16: 54)"},
     {L_DEOPT_INLINED_COUNT, ANY, ANY, NONE, 1, "1"},
     {L_DEOPT_LITERALS, ANY, ANY, NONE, 2, "2"},

@@ -88,10 +88,15 @@
 	X(CODE_KIND_SHIFT, "CodeKindFieldShift")                                                   \
 	X(CODEKIND_INTERPRETED, "CodeKind INTERPRETED_FUNCTION")                                   \
 	X(CODEKIND_BASELINE, "CodeKind BASELINE")                                                  \
+	X(CODEKIND_MAGLEV, "CodeKind MAGLEV (TURBOPROP before V8 10)")                             \
+	X(CODEKIND_TURBOFAN, "CodeKind TURBOFAN / TURBOFAN_JS")                                    \
+	X(IS_BODY, "InstructionStream: first instruction")                                         \
+	X(IS_CODE, "InstructionStream.code (back pointer)")                                        \
 	X(LEAPTIERING, "JSFunction code through the dispatch table (V8 >= 13.3)")                  \
 	X(BCA_LENGTH, "BytecodeArray.length")                                                      \
 	X(BCA_DATA, "BytecodeArray first bytecode")                                                \
 	X(BCA_SPT, "BytecodeArray.source_position_table")                                          \
+	X(SPT_FORMAT, "source-position table code-delta encoding (0 signed, 1 packed flags)")      \
 	X(DEOPT_INLINED_COUNT, "DeoptimizationData InlinedFunctionCount index")                    \
 	X(DEOPT_LITERALS, "DeoptimizationData LiteralArray index")                                 \
 	X(DEOPT_SFI, "DeoptimizationData SharedFunctionInfo index")                                \
@@ -109,12 +114,14 @@
 	X(T_PROTECTED_FIXED_ARRAY, "PROTECTED_FIXED_ARRAY_TYPE")                                   \
 	X(T_WEAK_FIXED_ARRAY, "WEAK_FIXED_ARRAY_TYPE")                                             \
 	X(T_TRUSTED_WEAK_FIXED_ARRAY, "TRUSTED_WEAK_FIXED_ARRAY_TYPE")                             \
+	X(T_PROTECTED_WEAK_FIXED_ARRAY, "PROTECTED_WEAK_FIXED_ARRAY_TYPE")                         \
 	X(T_BYTE_ARRAY, "BYTE_ARRAY_TYPE")                                                         \
 	X(T_TRUSTED_BYTE_ARRAY, "TRUSTED_BYTE_ARRAY_TYPE")                                         \
 	X(T_ODDBALL, "ODDBALL_TYPE")                                                               \
 	X(T_MAP, "MAP_TYPE")                                                                       \
 	X(T_BYTECODE_ARRAY, "BYTECODE_ARRAY_TYPE")                                                 \
 	X(T_CODE, "CODE_TYPE")                                                                     \
+	X(T_INSTRUCTION_STREAM, "INSTRUCTION_STREAM_TYPE")                                         \
 	X(T_UNCOMPILED_WITHOUT, "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_TYPE")                      \
 	X(T_UNCOMPILED_WITH, "UNCOMPILED_DATA_WITH_PREPARSE_DATA_TYPE")                            \
 	X(T_UNCOMPILED_WITHOUT_JOB, "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_WITH_JOB_TYPE")         \

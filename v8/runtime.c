@@ -20,25 +20,33 @@ static bool name_suggests_node(const char *path)
 	return strstr(b, "node") != NULL;
 }
 
-/* The embedded blob: Node 16/18 export a pointer variable, Node 20+ the blob itself. */
+/* The embedded blob: Node 16/18 export a pointer variable (a size-0 NOTYPE symbol in .data) next
+ * to the blob itself (`…_code_data_`); Node 20+ export the blob under the plain name. */
 static void find_blob(struct v8_runtime *rt, const struct elf_image *img)
 {
-	uint64_t addr = 0, size_addr = 0, sym_size = 0;
-	if (!elf_image_find_sym(img, "v8_Default_embedded_blob_code_", &addr, &sym_size) ||
-	    !elf_image_find_sym(img, "v8_Default_embedded_blob_code_size_", &size_addr, NULL))
+	uint64_t addr = 0, size_addr = 0;
+	if (!elf_image_find_sym(img, "v8_Default_embedded_blob_code_size_", &size_addr, NULL))
 		return;
 	uint32_t size = 0;
 	if (!elf_image_read(img, size_addr, &size, sizeof(size)) || size == 0)
 		return;
-	const struct elf_load *l = elf_image_load_at(img, addr);
-	if (l && !(l->flags & 1 /* PF_X */) && sym_size == 8) {
-		uint64_t ptr = 0;
-		if (!elf_image_read(img, addr, &ptr, sizeof(ptr)) || ptr == 0)
+	if (elf_image_find_sym(img, "v8_Default_embedded_blob_code_data_", &addr, NULL)) {
+		rt->blob_how = "v8_Default_embedded_blob_code_data_";
+	} else if (elf_image_find_sym(img, "v8_Default_embedded_blob_code_", &addr, NULL)) {
+		const struct elf_load *l = elf_image_load_at(img, addr);
+		if (!l)
 			return;
-		addr = ptr;
-		rt->blob_how = "v8_Default_embedded_blob_code_ (pointer)";
+		if (!(l->flags & 1 /* PF_X */)) {
+			uint64_t ptr = 0;
+			if (!elf_image_read(img, addr, &ptr, sizeof(ptr)) || ptr == 0)
+				return;
+			addr = ptr;
+			rt->blob_how = "v8_Default_embedded_blob_code_ (pointer)";
+		} else {
+			rt->blob_how = "v8_Default_embedded_blob_code_";
+		}
 	} else {
-		rt->blob_how = "v8_Default_embedded_blob_code_";
+		return;
 	}
 	rt->blob_vaddr = addr;
 	rt->blob_size = size;

@@ -24,6 +24,7 @@ struct frame {
 	uint8_t kind;        /* enum frame_kind */
 	uint8_t tier;        /* enum js_tier (JS frames) */
 	bool is_return;      /* pc is a return address (natives: look up pc - 1) */
+	bool at_def;         /* JS: the current position is unknown; line/col show the definition */
 	uint32_t name;       /* interned; 0 until named (natives are named after the target resumes) */
 	uint32_t file;       /* interned script name (JS) or module basename (native); 0 = none */
 	int32_t line, col;   /* 1-based position shown (0 = unknown) */

@@ -21,6 +21,12 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	script_cache_init(&sw->scripts, strings);
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
+	positions_init(&sw->positions);
+	if (rt) {
+		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
+		if (img)
+			bytecode_sizes_load(&sw->positions.sizes, img);
+	}
 	sw->s_empty = intern_str(strings, "");
 	sw->s_unknown_jit = intern_str(strings, "[unknown] (JIT code)");
 }
@@ -31,6 +37,7 @@ void stackwalk_free(struct stackwalk *sw)
 	function_cache_free(&sw->funcs);
 	script_cache_free(&sw->scripts);
 	native_names_free(&sw->natives);
+	positions_free(&sw->positions);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -52,18 +59,34 @@ static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_
 		f->name = native_symbol_name(&sw->natives, pi->builtin);
 }
 
-static void emit_js(const struct v8_function *fn, enum js_tier tier,
-		    uint64_t pc, struct frame *out, int *n, int max)
+/* One frame per function the JS frame is executing: inlined ones first, then its own. */
+static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
+		   const struct js_site *site, uint64_t pc, struct frame *out, int *n, int max)
 {
-	struct frame *f = push(out, n, max, FK_JS, pc);
-	if (!f)
-		return;
-	f->name = fn->name_id;
-	f->file = fn->file_id;
-	f->line = fn->def_line;
-	f->col = fn->def_col;
-	f->def_line = fn->def_line;
-	f->tier = (uint8_t)(fn->has_script ? tier : TIER_BUILTIN);
+	struct js_position pos[64];
+	int np = js_frame_positions(&sw->positions, h, vf, site, pos, 64);
+	int emitted = 0;
+	for (int i = 0; i < np; i++) {
+		const struct v8_function *fn = function_of_sfi(&sw->funcs, h, pos[i].sfi);
+		if (!fn)
+			continue;
+		struct frame *f = push(out, n, max, pos[i].inlined ? FK_JS_INLINED : FK_JS, pc);
+		if (!f)
+			break;
+		emitted++;
+		f->name = fn->name_id;
+		f->file = fn->file_id;
+		f->def_line = fn->def_line;
+		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
+		struct v8_script *s = fn->has_script ? script_get(&sw->scripts, h, fn->script) : NULL;
+		if (!s || pos[i].script_offset < 0 ||
+		    !script_position(&sw->scripts, h, s, pos[i].script_offset, &f->line, &f->col)) {
+			f->line = fn->def_line;
+			f->col = fn->def_col;
+			f->at_def = true;
+		}
+	}
+	return emitted;
 }
 
 static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct frame *out, int *n,
@@ -77,29 +100,60 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 		f->name = intern_str(sw->strings, buf);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Return addresses into JIT code just above the stack pointer: where the caller of a frameless
+ * builtin (or of a function still in its prologue) left its own. */
+static int jit_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, uint64_t *out,
+			      int max)
+{
+	uint64_t words[8];
+	int n = 0;
+	if (!mem_read(mem, sp, words, sizeof(words)))
+		return 0;
+	for (int i = 0; i < 8 && n < max; i++) {
+		struct pc_info pi;
+		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
+		if (pi.cls == PC_JIT)
+			out[n++] = words[i];
+	}
+	return n;
+}
+
 /* One raw frame in V8 code (JIT, builtins) or unmapped code reached by the frame-pointer chain. */
 static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struct raw_frame *rf,
-		      bool top, const struct pc_info *pi, struct frame *out, int *n, int max,
-		      struct walk_stats *st)
+		      bool top, const struct regset *regs, const struct pc_info *pi,
+		      struct frame *out, int *n, int max, struct walk_stats *st)
 {
 	struct v8_frame vf;
 	bool is_builtin = pi->cls == PC_BUILTIN && pi->builtin;
+	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
 	if (vf.kind == VF_JS) {
-		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, vf.function);
-		if (top && is_builtin && pi->role == BR_OTHER)
+		if (frameless_builtin)
 			emit_builtin(sw, pi, rf->pc, out, n, max);
-		if (fn) {
-			enum js_tier tier = TIER_UNKNOWN;
-			if (pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER)
-				tier = TIER_INTERPRETED;
-			emit_js(fn, tier, rf->pc, out, n, max);
+		uint64_t cand[8];
+		struct js_site site = {
+		    .pc = rf->pc,
+		    .top = top,
+		    .pc_in_frame = !frameless_builtin,
+		    .in_handler = top && is_builtin && pi->role == BR_INTERPRETER &&
+				  ends_with(pi->builtin, "Handler"),
+		    .regs = regs,
+		    .ret_candidates = cand,
+		    .ncandidates = top ? jit_words_above_sp(sw, h->mem, rf->sp, cand, 8) : 0,
+		};
+		if (emit_js(sw, h, &vf, &site, rf->pc, out, n, max) > 0) {
 			st->js_frames++;
 			return;
 		}
 		st->bad_v8++;
-		if (!(top && is_builtin && pi->role == BR_OTHER)) {
+		if (!frameless_builtin) {
 			if (is_builtin)
 				emit_builtin(sw, pi, rf->pc, out, n, max);
 			else if (push(out, n, max, FK_UNKNOWN, rf->pc))
@@ -142,7 +196,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 				f->is_return = !exact;
 			continue;
 		}
-		decode_v8(sw, &h, rf, exact, &pi, out, &n, max, st);
+		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
 		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
 			out[n - 1].kind = FK_NATIVE;
 			out[n - 1].is_return = !exact;

@@ -13,6 +13,7 @@
 #include "../symtab/native_names.h"
 #include "../util/intern.h"
 #include "../v8/function.h"
+#include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
 #include "frame.h"
@@ -37,6 +38,7 @@ struct stackwalk {
 	struct script_cache scripts;
 	struct function_cache funcs;
 	struct native_names natives;
+	struct positions positions;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;

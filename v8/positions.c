@@ -1,0 +1,189 @@
+/* positions.c — current source positions of JS frames, per tier. */
+#include "positions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytecode.h"
+#include "inlining.h"
+#include "spt.h"
+
+void positions_init(struct positions *p)
+{
+	memset(p, 0, sizeof(*p));
+	code_finder_init(&p->codes);
+}
+
+void positions_free(struct positions *p)
+{
+	bytecode_sizes_free(&p->sizes);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Raw SourcePosition of a code offset in a position table object. */
+static bool table_lookup(const struct v8_heap *h, uint64_t table, int64_t code_offset, uint64_t *pos)
+{
+	uint8_t *b;
+	size_t n;
+	if (!table || !v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &b, &n))
+		return false;
+	bool ok = spt_lookup(b, n, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
+	free(b);
+	return ok;
+}
+
+static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, uint64_t bca,
+				 int64_t offset)
+{
+	uint64_t pos;
+	if (!table_lookup(h, bca_position_table(h, bca), offset, &pos)) {
+		p->no_table++;
+		return -1;
+	}
+	return srcpos_script_offset(pos);
+}
+
+static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)
+{
+	uint64_t code;
+	/* with leaptiering the slot is a dispatch handle, not a pointer */
+	if (h->L->v[L_LEAPTIERING] || !v8_has(h->L, L_JSFUNC_CODE) ||
+	    !v8_field(h, function, h->L->v[L_JSFUNC_CODE], &code) || !v8_is_heap_object(code))
+		return 0;
+	return code;
+}
+
+/* Does this Code run the frame's function? Optimized code names its SharedFunctionInfo in the
+ * deoptimization data; baseline code keeps the BytecodeArray there. */
+static bool code_runs(const struct v8_heap *h, const struct v8_code *c, uint64_t sfi, uint64_t bca)
+{
+	if (c->tier == CT_BASELINE)
+		return bca && c->deopt == bca;
+	if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
+		return deopt_outer_sfi(h, c->deopt) == sfi;
+	return false;
+}
+
+/* The frame's code and the PC in it: the site's pc when it is in this frame's code, else a
+ * return address the caller of a frameless builtin (or prologue) left above the stack pointer. */
+static bool frame_code(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, uint64_t sfi, struct v8_code *c, uint64_t *pc,
+		       bool *is_return)
+{
+	uint64_t hint = function_code_hint(h, vf->function);
+	uint64_t bca = v8_is_bytecode_array(h, vf->bytecode_array) ? vf->bytecode_array : 0;
+	if (site->pc_in_frame) {
+		uint64_t probe = site->top ? site->pc : site->pc - 1;
+		if (code_find(&p->codes, h, probe, hint, c) && code_runs(h, c, sfi, bca)) {
+			*pc = site->pc;
+			*is_return = !site->top;
+			return true;
+		}
+	}
+	for (int i = 0; site->top && i < site->ncandidates; i++) {
+		uint64_t ra = site->ret_candidates[i];
+		if (code_find(&p->codes, h, ra - 1, hint, c) && code_runs(h, c, sfi, bca)) {
+			*pc = ra;
+			*is_return = true;
+			return true;
+		}
+	}
+	p->no_code++;
+	return false;
+}
+
+static uint8_t tier_of(enum code_tier t)
+{
+	switch (t) {
+	case CT_BASELINE: return TIER_BASELINE;
+	case CT_MAGLEV: return TIER_MAGLEV;
+	case CT_TURBOFAN: return TIER_TURBOFAN;
+	default: return TIER_UNKNOWN;
+	}
+}
+
+static int interpreted(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, struct js_position *out)
+{
+	int64_t raw = v8_smi_value(vf->bytecode_offset);
+	const struct regset *r = site->regs;
+	/* inside a bytecode handler the frame slot may be stale; the handler keeps the offset in
+	 * r9 and the array in r12 (V8's interpreter register assignment on x64) */
+	if (site->top && site->in_handler && r && reg_ok(r, DW_R12) && reg_ok(r, DW_R9) &&
+	    r->r[DW_R12] == vf->bytecode_array)
+		raw = (int64_t)r->r[DW_R9];
+	int64_t offset = bca_offset_from_frame(h, vf->bytecode_array, raw);
+	out->tier = TIER_INTERPRETED;
+	if (offset >= 0 && (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+		out->source = POS_BYTECODE;
+	return 1;
+}
+
+static int baseline(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		    const struct js_site *site, struct js_position *out)
+{
+	struct v8_code c;
+	uint64_t pc;
+	bool is_return;
+	out->tier = TIER_BASELINE;
+	if (!p->sizes.count || !frame_code(p, h, vf, site, out->sfi, &c, &pc, &is_return))
+		return 1;
+	uint8_t *table = NULL, *bc = NULL;
+	size_t tn, bn;
+	int64_t offset;
+	if (v8_byte_array_read(h, c.spt, V8_TABLE_MAX_BYTES, &table, &tn) &&
+	    bca_bytecodes(h, vf->bytecode_array, &bc, &bn) &&
+	    baseline_bytecode_offset(&p->sizes, table, tn, bc, bn, pc - c.start, &offset) &&
+	    (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+		out->source = POS_BASELINE;
+	free(table);
+	free(bc);
+	return 1;
+}
+
+static int optimized(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		     const struct js_site *site, struct js_position *out, int max)
+{
+	struct v8_code c;
+	uint64_t pc, pos;
+	bool is_return;
+	if (!frame_code(p, h, vf, site, out->sfi, &c, &pc, &is_return))
+		return 1;
+	out->tier = tier_of(c.tier);
+	/* V8 looks up the instruction before a return address: the call itself */
+	if (!table_lookup(h, c.spt, (int64_t)(pc - c.start) - (is_return ? 1 : 0), &pos)) {
+		p->no_table++;
+		return 1;
+	}
+	struct inline_frame fr[64];
+	int n = inlining_expand(h, c.deopt, pos, fr, max < 64 ? max : 64);
+	for (int i = 0; i < n; i++) {
+		out[i] = out[0];
+		out[i].sfi = fr[i].sfi;
+		out[i].script_offset = fr[i].script_offset;
+		out[i].source = fr[i].script_offset >= 0 ? POS_CODE : POS_FUNCTION_START;
+		out[i].inlined = fr[i].inlined;
+	}
+	return n > 0 ? n : 1;
+}
+
+int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, struct js_position *out, int max)
+{
+	uint64_t sfi;
+	if (max <= 0 || !v8_field(h, vf->function, h->L->v[L_JSFUNC_SHARED], &sfi) ||
+	    !v8_is(h, sfi, L_T_SFI))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->sfi = sfi;
+	out->script_offset = -1;
+	out->source = POS_FUNCTION_START;
+	out->tier = TIER_UNKNOWN;
+	/* interpreted and baseline frames keep their BytecodeArray; the next slot tells them apart
+	 * (a Smi offset, or the baseline frame's feedback vector). Optimized frames keep spill
+	 * slots there, hence the type check. */
+	if (v8_is_bytecode_array(h, vf->bytecode_array))
+		return v8_is_smi(vf->bytecode_offset) ? interpreted(p, h, vf, site, out)
+						      : baseline(p, h, vf, site, out);
+	return optimized(p, h, vf, site, out, max);
+}
