@@ -22,7 +22,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
 	positions_init(&sw->positions);
-	if (rt) {
+	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 		if (img)
 			bytecode_sizes_load(&sw->positions.sizes, img);
