@@ -37,11 +37,15 @@ static uint32_t u32_at(const uint8_t *hdr, int32_t off)
 bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
 {
 	const struct v8_layout *L = h->L;
+	/* fields read from the header; the instruction start is one unless instructions are inline */
 	static const enum v8_item fields[] = {L_CODE_INSTR_SIZE, L_CODE_FLAGS, L_CODE_SPT,
 					      L_CODE_DEOPT_DATA, L_CODE_INSTR_START};
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+	size_t nfields = sizeof(fields) / sizeof(fields[0]) - (L->v[L_CODE_INSTR_INLINE] ? 1 : 0);
+	for (size_t i = 0; i < nfields; i++)
 		if (!v8_has(L, fields[i]) || L->v[fields[i]] < 0 || L->v[fields[i]] + 8 > HEADER_READ)
 			return false;
+	if (!v8_has(L, L_CODE_INSTR_START))
+		return false;
 	if (!v8_is_heap_object(code) || !v8_is(h, code, L_T_CODE))
 		return false;
 	uint8_t hdr[HEADER_READ];

@@ -67,6 +67,8 @@ const struct v8_fallback v8_fallbacks[] = {
     /* code-kind.h keeps INTERPRETED_FUNCTION, BASELINE, MAGLEV (TURBOPROP in 9.x), TURBOFAN in a row */
     {L_CODEKIND_MAGLEV, ANY, ANY, L_CODEKIND_BASELINE, 1, "Baseline + 1 (code-kind.h order)"},
     {L_CODEKIND_TURBOFAN, ANY, ANY, L_CODEKIND_BASELINE, 2, "Baseline + 2 (code-kind.h order)"},
+    /* V8 9.x kept baseline code in SharedFunctionInfo.function_data as BaselineData {code, data} */
+    {L_BASELINE_DATA_CODE, ANY, V8V(9, 5, 0), NONE, 8, "8 (after the map; V8 9.x)"},
     /* InstructionStream (V8 >= 11.1.204): map, then the back pointer to its Code */
     {L_IS_CODE, V8V(11, 1, 204), ANY, NONE, 8, "8 (after the map)"},
     {L_BCA_LENGTH, ANY, ANY, L_FIXED_ARRAY_LENGTH, 0, "FixedArrayBase.length"},

@@ -92,6 +92,7 @@
 	X(CODEKIND_TURBOFAN, "CodeKind TURBOFAN / TURBOFAN_JS")                                    \
 	X(IS_BODY, "InstructionStream: first instruction")                                         \
 	X(IS_CODE, "InstructionStream.code (back pointer)")                                        \
+	X(BASELINE_DATA_CODE, "BaselineData.baseline_code (V8 9.x)")                               \
 	X(LEAPTIERING, "JSFunction code through the dispatch table (V8 >= 13.3)")                  \
 	X(BCA_LENGTH, "BytecodeArray.length")                                                      \
 	X(BCA_DATA, "BytecodeArray first bytecode")                                                \
@@ -127,6 +128,7 @@
 	X(T_UNCOMPILED_WITHOUT_JOB, "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_WITH_JOB_TYPE")         \
 	X(T_UNCOMPILED_WITH_JOB, "UNCOMPILED_DATA_WITH_PREPARSE_DATA_AND_JOB_TYPE")                \
 	X(T_FEEDBACK_VECTOR, "FEEDBACK_VECTOR_TYPE")                                               \
+	X(T_BASELINE_DATA, "BASELINE_DATA_TYPE (V8 9.x)")                                          \
 	X(T_FEEDBACK_CELL, "FEEDBACK_CELL_TYPE")                                                   \
 	X(T_JS_GLOBAL_PROXY, "JS_GLOBAL_PROXY_TYPE")                                               \
 	X(T_JS_GLOBAL_OBJECT, "JS_GLOBAL_OBJECT_TYPE")                                             \

@@ -53,12 +53,30 @@ static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)
 	return code;
 }
 
+/* Is this the baseline code of the function? From V8 10 the Code keeps the BytecodeArray in its
+ * deoptimization-data slot and the SharedFunctionInfo's function_data is the Code; V8 9.x wraps it
+ * in BaselineData there. */
+static bool baseline_code_of(const struct v8_heap *h, const struct v8_code *c, uint64_t sfi,
+			     uint64_t bca)
+{
+	const struct v8_layout *L = h->L;
+	if (bca && c->deopt == bca)
+		return true;
+	uint64_t fd, code;
+	if (!v8_has(L, L_SFI_FUNCTION_DATA) || !v8_field(h, sfi, L->v[L_SFI_FUNCTION_DATA], &fd))
+		return false;
+	if (fd == c->code)
+		return true;
+	return v8_has(L, L_BASELINE_DATA_CODE) && v8_is(h, fd, L_T_BASELINE_DATA) &&
+	       v8_field(h, fd, L->v[L_BASELINE_DATA_CODE], &code) && code == c->code;
+}
+
 /* Does this Code run the frame's function? Optimized code names its SharedFunctionInfo in the
- * deoptimization data; baseline code keeps the BytecodeArray there. */
+ * deoptimization data. */
 static bool code_runs(const struct v8_heap *h, const struct v8_code *c, uint64_t sfi, uint64_t bca)
 {
 	if (c->tier == CT_BASELINE)
-		return bca && c->deopt == bca;
+		return baseline_code_of(h, c, sfi, bca);
 	if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
 		return deopt_outer_sfi(h, c->deopt) == sfi;
 	return false;
