@@ -16,8 +16,14 @@ function nodeVersion() {
 }
 
 // Start a fixture; resolves once it printed its {"ready": true, …} line.
-function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
-  const child = spawn(NODE, [...nodeArgs, path.join(FIXTURES, name), ...args], {
+function startFixture(name, opts = {}) {
+  return startScript(path.join(FIXTURES, name), opts);
+}
+
+// Start a fixture script given by its path (e.g. a copy outside the repository).
+function startScript(script, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
+  const name = path.basename(script);
+  const child = spawn(NODE, [...nodeArgs, script, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ...env },
     cwd,
@@ -137,6 +143,6 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, FIXTURES, nodeVersion, startFixture, runV8walk, startV8walk, parseFolded,
+  ROOT, V8WALK, NODE, FIXTURES, nodeVersion, startFixture, startScript, runV8walk, startV8walk, parseFolded,
   parseJsFrame, procState, threadStates, tracerPid, sleep, hasChain,
 };

@@ -1,0 +1,152 @@
+// positions.test.js — exact frames: every JS frame v8walk reports for a held stack (name, file, line,
+// column) compared with the Error.stack the process records at the same call sites, in every tier
+// (interpreter, baseline, TurboFan with inlining, Maglev, OSR, warmed-up code), for class methods,
+// getters, constructors, closures, callbacks through builtins, node:internal code, eval'd code,
+// async functions and two-byte identifiers in a non-ASCII path.
+//
+// With V8WALK_POSITIONS_REPORT=FILE the per-frame results are appended to FILE as JSON lines
+// (scripts/measure-positions.sh turns them into the per-version table).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+
+const v8Options = spawnSync(h.NODE, ['--v8-options'], { encoding: 'utf8' }).stdout;
+const hasFlag = (name) => new RegExp(`^\\s+--${name}\\b`, 'm').test(v8Options);
+// --no-X where this V8 knows X (Node 16/18 have no --maglev)
+const noFlags = (names) => names.filter(hasFlag).map((n) => `--no-${n}`);
+
+function maglevAvailable() {
+  const probe = 'function f(){}; %PrepareFunctionForOptimization(f); f(); %OptimizeMaglevOnNextCall(f); f();';
+  const r = spawnSync(h.NODE, ['--allow-natives-syntax', '--maglev', '-e', probe], { encoding: 'utf8' });
+  return r.status === 0 && !/not enabled|bad option/.test(r.stdout + r.stderr);
+}
+
+// The fixture and its helpers copied under a directory whose name is not Latin-1.
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-позиции-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+function unicodeCopy() {
+  const dir = path.join(tmp, 'фикстуры');
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(path.join(dir, 'lib'), { recursive: true });
+    for (const f of ['positions.js', 'lib/control.js', 'lib/hold.js', 'lib/natives.js'])
+      fs.copyFileSync(path.join(h.FIXTURES, f), path.join(dir, f));
+  }
+  return path.join(dir, 'positions.js');
+}
+
+const CONFIGS = [
+  { name: 'interpreter', args: noFlags(['opt', 'sparkplug', 'maglev']), tier: 'flags', expect: 'interpreted', unicode: true },
+  { name: 'baseline', args: ['--always-sparkplug', ...noFlags(['opt', 'maglev'])], tier: 'flags', expect: 'baseline' },
+  { name: 'turbofan', args: ['--allow-natives-syntax'], tier: 'turbofan', expect: 'turbofan', unicode: true },
+  { name: 'maglev', args: ['--allow-natives-syntax', '--maglev'], tier: 'maglev', expect: 'maglev', when: maglevAvailable },
+  { name: 'warm', args: [], tier: 'warm', expect: null },
+];
+
+const isJs = (f) => f.kind === 'js' || f.kind === 'inlined';
+const holdName = /(^|\.)(holdHere|spinHere)$/;
+
+function mainThreadJs(dump, pid) {
+  const th = dump.threads.find((t) => t.tid === pid);
+  return th ? th.frames.filter(isJs) : [];
+}
+
+// Error.stack prints no name for anonymous non-method calls and "<anonymous>" for a location
+// without a script; v8walk's JSON says "(anonymous)" and null.
+function truthKey(t) {
+  return {
+    name: t.name === null ? '(anonymous)' : t.name,
+    file: t.file === '<anonymous>' && t.line === null ? null : t.file,
+    line: t.line,
+    col: t.col,
+  };
+}
+function oursKey(f) {
+  return { name: f.name, file: f.file, line: f.line, col: f.column };
+}
+
+function compare(ours, truth) {
+  const rows = [];
+  const n = Math.max(ours.length, truth.length);
+  for (let i = 0; i < n; i++) {
+    const t = truth[i] ? truthKey(truth[i]) : null;
+    const o = ours[i] ? oursKey(ours[i]) : null;
+    const diff = !t ? ['extra'] : !o ? ['missing'] : ['name', 'file', 'line', 'col'].filter((k) => t[k] !== o[k]);
+    rows.push({ truth: t, ours: o, tier: ours[i] && ours[i].tier, kind: ours[i] && ours[i].kind, diff });
+  }
+  return rows;
+}
+
+async function dumpHeld(fx, wantSpin) {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const r = await h.runV8walk(['--pid', String(fx.pid), '--dump', '--json']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const js = mainThreadJs(JSON.parse(r.stdout), fx.pid);
+    const at = js.findIndex((f) => holdName.test(f.name));
+    if (at >= 0 && (!wantSpin || /spinHere$/.test(js[at].name))) return { js, at };
+    await h.sleep(50);
+  }
+  throw new Error('the fixture never held at holdHere/spinHere');
+}
+
+function formatRows(rows) {
+  const fmt = (x) => (x ? `${x.name} (${x.file}:${x.line}:${x.col})` : '-');
+  return rows.map((r) => `${r.diff.length ? 'DIFF ' + r.diff.join(',') : 'ok  '} ours ${fmt(r.ours)} [${r.kind || ''} ${r.tier || ''}]  truth ${fmt(r.truth)}`).join('\n');
+}
+
+function record(config, scenario, rows) {
+  if (!process.env.V8WALK_POSITIONS_REPORT) return;
+  const line = JSON.stringify({ node: h.nodeVersion(), config, scenario, rows });
+  fs.appendFileSync(process.env.V8WALK_POSITIONS_REPORT, line + '\n');
+}
+
+for (const cfg of CONFIGS) {
+  test(`exact frames: ${cfg.name}`, async (t) => {
+    if (cfg.when && !cfg.when()) {
+      t.diagnostic(`${cfg.name}: not available in this node (${h.nodeVersion()})`);
+      return;
+    }
+    const release = path.join(tmp, `release-${cfg.name}`);
+    const script = cfg.unicode ? unicodeCopy() : path.join(h.FIXTURES, 'positions.js');
+    const fx = await h.startScript(script, {
+      nodeArgs: cfg.args, args: ['--release', release, '--tier', cfg.tier],
+    });
+    t.after(() => fx.stop());
+    const failures = [];
+    let compared = 0, exact = 0;
+    for (;;) {
+      const msg = await fx.next((m) => m.scenario || m.done, 120000);
+      if (msg.done) break;
+      const held = [];
+      for (let k = 0; k < (msg.spin ? 3 : 1); k++) held.push(await dumpHeld(fx, msg.spin));
+      fs.writeFileSync(release, '');
+      const truth = (await fx.next((m) => m.truth === msg.scenario, 120000)).frames;
+      for (const { js, at } of held) {
+        // truth[0] is captureHere (or spinHere capturing on its loop's line); below it, every frame
+        // sits at a call site both runs share
+        const rows = compare(js.slice(at + 1), truth.slice(1));
+        if (msg.spin) {
+          const line = { truth: truthKey(truth[0]), ours: oursKey(js[at]), tier: js[at].tier, kind: js[at].kind };
+          line.diff = line.ours.line === line.truth.line ? [] : ['line'];
+          rows.unshift(line);
+        }
+        record(cfg.name, msg.scenario, rows);
+        compared += rows.length;
+        exact += rows.filter((r) => !r.diff.length).length;
+        if (rows.some((r) => r.diff.length)) failures.push(`${msg.scenario}:\n${formatRows(rows)}`);
+        // the scenario ran in the tier this configuration is about
+        const entry = rows.find((r) => r.ours && r.truth && r.ours.name === r.truth.name &&
+          /^(chainTop|methodEntry|getterEntry|literalEntry|closureEntry|mapEntry|internalEntry|evalEntry|ctorEntry|asyncOuter|вычислить|inlineTop|bigCaller|osrLoop|spinEntry)$/.test(r.ours.name));
+        if (cfg.expect && entry && msg.scenario !== 'osr')
+          assert.strictEqual(entry.tier, cfg.expect, `${msg.scenario}: ${entry.ours.name} runs ${entry.tier}\n${formatRows(rows)}`);
+      }
+    }
+    t.diagnostic(`${cfg.name}: ${exact}/${compared} frames exact (name, file, line, column)`);
+    assert.deepStrictEqual(failures, [], failures.join('\n\n'));
+    assert.ok(await fx.ping(), fx.describe());
+  });
+}
