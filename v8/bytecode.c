@@ -68,3 +68,29 @@ bool bca_bytecodes(const struct v8_heap *h, uint64_t bca, uint8_t **out, size_t 
 	*n = (size_t)len;
 	return true;
 }
+
+uint64_t sfi_bytecode_array(const struct v8_heap *h, uint64_t sfi)
+{
+	const struct v8_layout *L = h->L;
+	uint64_t d;
+	if (!v8_has(L, L_SFI_FUNCTION_DATA) || !v8_field(h, sfi, L->v[L_SFI_FUNCTION_DATA], &d))
+		return 0;
+	for (int i = 0; i < 3 && v8_is_heap_object(d); i++) {
+		enum v8_item next;
+		if (v8_is_bytecode_array(h, d))
+			return d;
+		if (v8_is(h, d, L_T_BYTECODE_WRAPPER))
+			next = L_BYTECODE_WRAPPER_BYTECODE;
+		else if (v8_is(h, d, L_T_INTERPRETER_DATA))
+			next = L_INTERPRETER_DATA_BYTECODE;
+		else if (v8_is(h, d, L_T_CODE))
+			next = L_CODE_DEOPT_DATA; /* baseline code keeps its bytecode there */
+		else if (v8_is(h, d, L_T_BASELINE_DATA))
+			next = L_BASELINE_DATA_DATA;
+		else
+			return 0;
+		if (!v8_has(L, next) || !v8_field(h, d, L->v[next], &d))
+			return 0;
+	}
+	return 0;
+}

@@ -27,6 +27,9 @@ int64_t bca_offset_from_frame(const struct v8_heap *h, uint64_t bca, int64_t fra
 /* The source-position table object of a BytecodeArray (0 when absent: lazy source positions, or
  * a slot that holds something else). */
 uint64_t bca_position_table(const struct v8_heap *h, uint64_t bca);
+/* The BytecodeArray of a SharedFunctionInfo (through BytecodeWrapper, InterpreterData, baseline
+ * Code or BaselineData), or 0 when it has none. */
+uint64_t sfi_bytecode_array(const struct v8_heap *h, uint64_t sfi);
 /* Copy the bytecodes (caller frees). */
 bool bca_bytecodes(const struct v8_heap *h, uint64_t bca, uint8_t **out, size_t *n);
 

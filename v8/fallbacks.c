@@ -25,7 +25,7 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_LEAPTIERING, ANY, V8V(13, 3, 0), NONE, 0, "code pointer in JSFunction"},
 
     /* SFI.function_data lost its metadata in V8 12 (Node 22); no V8_SANDBOX in Node builds */
-    {L_SFI_FUNCTION_DATA, ANY, V8V(13, 0, 0), NONE, 8, "8 (OTel: no sandbox in Node)"},
+    {L_SFI_FUNCTION_DATA, ANY, ANY, NONE, 8, "8 (no sandbox in Node; trusted_function_data on 13.6/14.6, measured)"},
     {L_SFI_WRAPPER_SFI, V8V(12, 6, 0), ANY, NONE, 8, "8 (SharedFunctionInfoWrapper, V8 >= 12.6)"},
 
     /* Script.source is not exported by V8 9.x (Node 16) */
@@ -50,6 +50,39 @@ const struct v8_fallback v8_fallbacks[] = {
     /* JSFunction type range: exported from V8 12 (Node 22); 17 types (First + 16) */
     {L_T_JSFUNC_LAST, ANY, ANY, L_T_JSFUNC_FIRST, 16, "first + 16 (SFI type check decides)"},
 
+    /* objects and names (stack-trace naming of receivers) */
+    {L_MAP_BIT_FIELD, ANY, ANY, NONE, 14, "14"},
+    {L_MAP_BIT_FIELD2, ANY, ANY, NONE, 15, "15"},
+    {L_MAP_BIT_FIELD3, ANY, ANY, NONE, 16, "16"},
+    {L_MAP_PROTOTYPE, ANY, ANY, NONE, 24, "24"},
+    {L_MAP_DESCRIPTORS, ANY, ANY, NONE, 40, "40"},
+    {L_MAP_INSTANCE_SIZE_WORDS, ANY, ANY, NONE, 8, "8"},
+    {L_MAP_INOBJECT_START, ANY, ANY, NONE, 9, "9"},
+    /* map.tq: bit_field is_constructor = bit 6; bit_field2 new_target_is_base = bit 0 (elements
+     * kind from bit 2); bit_field3 is_prototype_map sits just below is_dictionary_map */
+    {L_BF_IS_CONSTRUCTOR_BIT, ANY, ANY, NONE, 6, "bit 6 (map.tq)"},
+    {L_BF2_NEW_TARGET_IS_BASE_BIT, ANY, ANY, NONE, 0, "bit 0 (map.tq)"},
+    {L_BF3_PROTO_MAP_SHIFT, ANY, ANY, L_BF3_DICT_SHIFT, -1, "is_dictionary_map - 1 (map.tq)"},
+    {L_PROPERTY_ARRAY_DATA, ANY, ANY, NONE, 16, "16 (map, length_and_hash)"},
+    {L_TUPLE2_VALUE1, ANY, ANY, NONE, 8, "8"},
+    /* SharedFunctionInfoFlags: function_kind bits 0-4, is_native bit 5, is_class_constructor
+     * bit 10 (measured identical on Node 16 to 26) */
+    {L_SFI_KIND_MASK, ANY, ANY, NONE, 31, "bits 0-4"},
+    {L_SFI_NATIVE_BIT, ANY, ANY, NONE, 5, "bit 5 (measured 9.4 to 14.6)"},
+    {L_SFI_CLASS_CTOR_BIT, ANY, ANY, NONE, 10, "bit 10 (measured 9.4 to 14.6)"},
+    /* Error.stack formatting (call-site-info.cc AppendMethodCall), measured per Node line:
+     * 9.4 prefixes the type unless the function name starts with it; 10.2+ when the function name
+     * is an identifier other than the type. 12.4+ also accept "get x" ending in method name x.
+     * A function receiver names the type by its constructor ("Function") on 9.4, by its class
+     * name for class constructors on 10.2-12.4, by its own name for any constructor on 13.6+. */
+    {L_STACK_TYPE_RULE, V8V(10, 0, 0), ANY, NONE, 1, "identifier rule (measured 10.2+; 9.4 prefix rule)"},
+    {L_STACK_TYPE_RULE, ANY, V8V(10, 0, 0), NONE, 0, "starts-with rule (measured 9.4)"},
+    {L_STACK_METHOD_SPACE, V8V(12, 0, 0), ANY, NONE, 1, "' ' or '.' (measured 12.4+; 11.3 '.')"},
+    {L_STACK_METHOD_SPACE, ANY, V8V(12, 0, 0), NONE, 0, "'.' only (measured 9.4-11.3)"},
+    {L_STACK_FUNCTION_RECEIVER, V8V(13, 0, 0), ANY, NONE, 2, "constructor's name (measured 13.6+)"},
+    {L_STACK_FUNCTION_RECEIVER, V8V(10, 0, 0), V8V(13, 0, 0), NONE, 1, "class name (measured 10.2-12.4)"},
+    {L_STACK_FUNCTION_RECEIVER, ANY, V8V(10, 0, 0), NONE, 0, "constructor name (measured 9.4)"},
+
     /* Code objects (used for exact positions) */
     {L_CODE_INSTR_INLINE, V8V(11, 1, 204), ANY, NONE, 0, "pointer (Code/InstructionStream split)"},
     {L_CODE_INSTR_INLINE, ANY, V8V(11, 1, 204), NONE, 1, "instructions inline in Code"},
@@ -69,6 +102,9 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_CODEKIND_TURBOFAN, ANY, ANY, L_CODEKIND_BASELINE, 2, "Baseline + 2 (code-kind.h order)"},
     /* V8 9.x kept baseline code in SharedFunctionInfo.function_data as BaselineData {code, data} */
     {L_BASELINE_DATA_CODE, ANY, V8V(9, 5, 0), NONE, 8, "8 (after the map; V8 9.x)"},
+    {L_BASELINE_DATA_DATA, ANY, V8V(9, 5, 0), NONE, 16, "16 (V8 9.x)"},
+    {L_INTERPRETER_DATA_BYTECODE, ANY, ANY, NONE, 8, "8 (after the map)"},
+    {L_BYTECODE_WRAPPER_BYTECODE, ANY, ANY, NONE, 8, "8 (after the map; V8 >= 12.3)"},
     /* InstructionStream (V8 >= 11.1.204): map, then the back pointer to its Code */
     {L_IS_CODE, V8V(11, 1, 204), ANY, NONE, 8, "8 (after the map)"},
     {L_BCA_LENGTH, ANY, ANY, L_FIXED_ARRAY_LENGTH, 0, "FixedArrayBase.length"},

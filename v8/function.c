@@ -127,10 +127,14 @@ static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_
 		if (f->start_pos < 0 && v8_field_i32(h, fdata, L->v[L_UNCOMPILED_START], &sp) && sp >= 0)
 			f->start_pos = sp;
 	}
-	uint32_t id = intern_name(c, h, name);
+	uint32_t id = intern_name(c, h, name), inf = intern_name(c, h, inferred);
+	f->shared_name_id = id != UINT32_MAX ? id : 0;
+	f->inferred_id = inf != UINT32_MAX ? inf : 0;
 	if (id == UINT32_MAX)
-		id = intern_name(c, h, inferred);
+		id = inf;
 	f->name_id = id != UINT32_MAX ? id : intern_str(c->strings, "(anonymous)");
+	if (v8_has(L, L_SFI_FLAGS))
+		v8_field_u32(h, f->sfi, L->v[L_SFI_FLAGS], &f->flags);
 
 	f->file_id = intern_str(c->strings, "");
 	f->has_script = false;

@@ -22,6 +22,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
 	positions_init(&sw->positions);
+	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts);
 	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 		if (img)
@@ -38,6 +39,7 @@ void stackwalk_free(struct stackwalk *sw)
 	script_cache_free(&sw->scripts);
 	native_names_free(&sw->natives);
 	positions_free(&sw->positions);
+	callsite_names_free(&sw->callsites);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -59,9 +61,24 @@ static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_
 		f->name = native_symbol_name(&sw->natives, pi->builtin);
 }
 
-/* One frame per function the JS frame is executing: inlined ones first, then its own. */
+/* Was the frame at fp called through `new` (is its caller a Construct frame)? */
+static bool called_as_constructor(const struct v8_heap *h, uint64_t fp)
+{
+	const struct v8_layout *L = h->L;
+	uint64_t caller_fp, marker;
+	if (!mem_read_u64(h->mem, fp, &caller_fp) ||
+	    !mem_read_u64(h->mem, caller_fp + (int64_t)L->v[L_FP_CONTEXT], &marker) || !v8_is_smi(marker))
+		return false;
+	int64_t type = (int64_t)(marker >> 1);
+	return (v8_has(L, L_FT_CONSTRUCT) && type == L->v[L_FT_CONSTRUCT]) ||
+	       (v8_has(L, L_FT_FAST_CONSTRUCT) && type == L->v[L_FT_FAST_CONSTRUCT]);
+}
+
+/* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
+ * own function is named with its receiver; inlined ones have no receiver on the stack. */
 static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
-		   const struct js_site *site, uint64_t pc, struct frame *out, int *n, int max)
+		   const struct js_site *site, const struct raw_frame *rf, const struct pc_info *pi,
+		   struct frame *out, int *n, int max)
 {
 	struct js_position pos[64];
 	int np = js_frame_positions(&sw->positions, h, vf, site, pos, 64);
@@ -70,12 +87,29 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 		const struct v8_function *fn = function_of_sfi(&sw->funcs, h, pos[i].sfi);
 		if (!fn)
 			continue;
-		struct frame *f = push(out, n, max, pos[i].inlined ? FK_JS_INLINED : FK_JS, pc);
+		if (!pos[i].inlined && callsite_hidden(h, fn)) {
+			/* a builtin closure V8 keeps out of stack traces: show the builtin */
+			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
+			if (f)
+				f->name = pi->builtin ? native_symbol_name(&sw->natives, pi->builtin) : fn->name_id;
+			emitted++;
+			continue;
+		}
+		struct frame *f = push(out, n, max, pos[i].inlined ? FK_JS_INLINED : FK_JS, rf->pc);
 		if (!f)
 			break;
 		emitted++;
-		f->name = fn->name_id;
-		f->file = fn->file_id;
+		struct callsite cs = {.fn = fn};
+		if (!pos[i].inlined) {
+			cs.function = vf->function;
+			cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
+			cs.constructor = called_as_constructor(h, rf->fp);
+		} else {
+			/* class constructors cannot be called without `new` */
+			cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
+		}
+		f->name = callsite_name(&sw->callsites, h, &cs);
+		f->file = callsite_file(&sw->callsites, h, fn);
 		f->def_line = fn->def_line;
 		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
 		struct v8_script *s = fn->has_script ? script_get(&sw->scripts, h, fn->script) : NULL;
@@ -148,7 +182,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		    .ret_candidates = cand,
 		    .ncandidates = top ? jit_words_above_sp(sw, h->mem, rf->sp, cand, 8) : 0,
 		};
-		if (emit_js(sw, h, &vf, &site, rf->pc, out, n, max) > 0) {
+		if (emit_js(sw, h, &vf, &site, rf, pi, out, n, max) > 0) {
 			st->js_frames++;
 			return;
 		}

@@ -12,6 +12,7 @@
 #include "../symtab/addrspace.h"
 #include "../symtab/native_names.h"
 #include "../util/intern.h"
+#include "../v8/callsite.h"
 #include "../v8/function.h"
 #include "../v8/positions.h"
 #include "../v8/runtime.h"
@@ -39,6 +40,7 @@ struct stackwalk {
 	struct function_cache funcs;
 	struct native_names natives;
 	struct positions positions;
+	struct callsite_names callsites;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;
