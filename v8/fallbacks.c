@@ -83,6 +83,23 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_STACK_FUNCTION_RECEIVER, V8V(10, 0, 0), V8V(13, 0, 0), NONE, 1, "class name (measured 10.2-12.4)"},
     {L_STACK_FUNCTION_RECEIVER, ANY, V8V(10, 0, 0), NONE, 0, "constructor name (measured 9.4)"},
 
+    /* async stack traces (measured on Node 16 to 26 with %DebugPrint and memory dumps) */
+    {L_CONTEXT_EXTENSION, ANY, ANY, NONE, 2, "Context::EXTENSION_INDEX"},
+    {L_JSGEN_FUNCTION, ANY, ANY, NONE, 24, "24 (after the JSObject header)"},
+    {L_JSGEN_RECEIVER, ANY, ANY, NONE, 40, "40"},
+    {L_JSGEN_INPUT_OR_DEBUG_POS, ANY, ANY, NONE, 48, "48"},
+    {L_JSGEN_CONTINUATION, ANY, ANY, NONE, 64, "64"},
+    {L_JSASYNC_PROMISE, ANY, ANY, NONE, 80, "80"},
+    {L_JSPROMISE_REACTIONS, ANY, ANY, NONE, 24, "24"},
+    {L_JSPROMISE_FLAGS, ANY, ANY, NONE, 32, "32"},
+    {L_PROMISE_STATUS_MASK, ANY, ANY, NONE, 3, "status: bits 0-1 (0 = pending)"},
+    /* PromiseReaction gained continuation_preserved_embedder_data first (measured: 11.3 has
+     * next at 8, 12.4 at 16) */
+    {L_REACTION_NEXT, V8V(12, 0, 0), ANY, NONE, 16, "16 (measured 12.4+)"},
+    {L_REACTION_NEXT, ANY, V8V(12, 0, 0), NONE, 8, "8 (measured 9.4-11.3)"},
+    {L_REACTION_FULFILL, ANY, ANY, L_REACTION_NEXT, 16, "next + 16 (after reject_handler)"},
+    {L_REACTION_PROMISE, ANY, ANY, L_REACTION_NEXT, 24, "next + 24"},
+
     /* Code objects (used for exact positions) */
     {L_CODE_INSTR_INLINE, V8V(11, 1, 204), ANY, NONE, 0, "pointer (Code/InstructionStream split)"},
     {L_CODE_INSTR_INLINE, ANY, V8V(11, 1, 204), NONE, 1, "instructions inline in Code"},

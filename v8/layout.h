@@ -153,6 +153,18 @@
 	X(ODDBALL_NULL, "Oddball kind: null")                                                \
 	X(ODDBALL_TRUE, "Oddball kind: true")                                                \
 	X(ODDBALL_FALSE, "Oddball kind: false")                                              \
+	X(CONTEXT_EXTENSION, "Context slot: extension")                                            \
+	X(JSGEN_FUNCTION, "JSGeneratorObject.function")                                            \
+	X(JSGEN_RECEIVER, "JSGeneratorObject.receiver")                                            \
+	X(JSGEN_INPUT_OR_DEBUG_POS, "JSGeneratorObject.input_or_debug_pos")                        \
+	X(JSGEN_CONTINUATION, "JSGeneratorObject.continuation")                                    \
+	X(JSASYNC_PROMISE, "JSAsyncFunctionObject.promise")                                        \
+	X(JSPROMISE_REACTIONS, "JSPromise.reactions_or_result")                                    \
+	X(JSPROMISE_FLAGS, "JSPromise.flags")                                                      \
+	X(PROMISE_STATUS_MASK, "JSPromise flags: status mask")                                     \
+	X(REACTION_NEXT, "PromiseReaction.next")                                                   \
+	X(REACTION_FULFILL, "PromiseReaction.fulfill_handler")                                     \
+	X(REACTION_PROMISE, "PromiseReaction.promise_or_capability")                               \
 	X(SCRIPT_EVAL_FROM_SHARED, "Script.eval_from_shared_or_wrapped_arguments")           \
 	X(SCRIPT_EVAL_FROM_POSITION, "Script.eval_from_position")                            \
 	X(STACK_TYPE_RULE, "Error.stack: type prefix unless the name starts with it (0) / when the name is another identifier (1)") \

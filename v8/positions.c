@@ -32,15 +32,19 @@ static bool table_lookup(const struct v8_heap *h, uint64_t table, int64_t code_o
 	return ok;
 }
 
+int32_t positions_bytecode_offset_position(const struct v8_heap *h, uint64_t bca, int64_t offset)
+{
+	uint64_t pos;
+	return table_lookup(h, bca_position_table(h, bca), offset, &pos) ? srcpos_script_offset(pos) : -1;
+}
+
 static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, uint64_t bca,
 				 int64_t offset)
 {
-	uint64_t pos;
-	if (!table_lookup(h, bca_position_table(h, bca), offset, &pos)) {
+	int32_t pos = positions_bytecode_offset_position(h, bca, offset);
+	if (pos < 0)
 		p->no_table++;
-		return -1;
-	}
-	return srcpos_script_offset(pos);
+	return pos;
 }
 
 static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)

@@ -62,4 +62,7 @@ void positions_free(struct positions *p);
 int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
 		       const struct js_site *site, struct js_position *out, int max);
 
+/* The script offset of a bytecode offset in a BytecodeArray (-1 when the table is missing). */
+int32_t positions_bytecode_offset_position(const struct v8_heap *h, uint64_t bca, int64_t offset);
+
 #endif

@@ -10,6 +10,7 @@ enum frame_kind {
 	FK_NATIVE,     /* C/C++ code of an ELF module */
 	FK_JS,         /* a JavaScript function's frame */
 	FK_JS_INLINED, /* a JavaScript function inlined into an optimized frame */
+	FK_JS_ASYNC,   /* an async function awaiting the stack below (not on the machine stack) */
 	FK_BUILTIN,    /* a V8 embedded builtin (Builtins_*) */
 	FK_V8_TYPED,   /* a V8 frame known by its frame type only */
 	FK_UNKNOWN,    /* code nobody can name: "[unknown] (module+0xOFF)" */

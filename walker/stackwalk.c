@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../v8/async.h"
+#include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
 
@@ -74,6 +76,23 @@ static bool called_as_constructor(const struct v8_heap *h, uint64_t fp)
 	       (v8_has(L, L_FT_FAST_CONSTRUCT) && type == L->v[L_FT_FAST_CONSTRUCT]);
 }
 
+/* Name, file and position of a JS frame (the definition when the position is unknown). */
+static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const struct callsite *cs,
+			int32_t script_offset, struct frame *f)
+{
+	const struct v8_function *fn = cs->fn;
+	f->name = callsite_name(&sw->callsites, h, cs);
+	f->file = callsite_file(&sw->callsites, h, fn);
+	f->def_line = fn->def_line;
+	struct v8_script *s = fn->has_script ? script_get(&sw->scripts, h, fn->script) : NULL;
+	if (!s || script_offset < 0 ||
+	    !script_position(&sw->scripts, h, s, script_offset, &f->line, &f->col)) {
+		f->line = fn->def_line;
+		f->col = fn->def_col;
+		f->at_def = true;
+	}
+}
+
 /* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
  * own function is named with its receiver; inlined ones have no receiver on the stack. */
 static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
@@ -88,7 +107,10 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 		if (!fn)
 			continue;
 		if (!pos[i].inlined && callsite_hidden(h, fn)) {
-			/* a builtin closure V8 keeps out of stack traces: show the builtin */
+			/* a builtin closure V8 keeps out of stack traces: show the builtin; an await
+			 * continuation tells which async function it resumed */
+			if (!sw->resumed_async)
+				sw->resumed_async = async_generator_of_closure(h, vf->function);
 			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
 			if (f)
 				f->name = pi->builtin ? native_symbol_name(&sw->natives, pi->builtin) : fn->name_id;
@@ -108,19 +130,43 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 			/* class constructors cannot be called without `new` */
 			cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
 		}
-		f->name = callsite_name(&sw->callsites, h, &cs);
-		f->file = callsite_file(&sw->callsites, h, fn);
-		f->def_line = fn->def_line;
+		describe_js(sw, h, &cs, pos[i].script_offset, f);
 		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
-		struct v8_script *s = fn->has_script ? script_get(&sw->scripts, h, fn->script) : NULL;
-		if (!s || pos[i].script_offset < 0 ||
-		    !script_position(&sw->scripts, h, s, pos[i].script_offset, &f->line, &f->col)) {
-			f->line = fn->def_line;
-			f->col = fn->def_col;
-			f->at_def = true;
-		}
 	}
 	return emitted;
+}
+
+/* V8's async frames after the outermost JS frame, as Error.stack lists them. */
+static void append_async(struct stackwalk *sw, const struct v8_heap *h, struct frame *out, int *n,
+			 int max)
+{
+	struct async_frame af[32];
+	int na = async_callers(h, sw->resumed_async, af, 32);
+	int at = *n;
+	while (at > 0 && out[at - 1].kind != FK_JS && out[at - 1].kind != FK_JS_INLINED)
+		at--;
+	if (at == 0 || na == 0)
+		return;
+	if (*n + na > max)
+		na = max - *n;
+	memmove(&out[at + na], &out[at], sizeof(*out) * (size_t)(*n - at));
+	*n += na;
+	for (int i = 0; i < na; i++) {
+		struct frame *f = &out[at + i];
+		memset(f, 0, sizeof(*f));
+		f->kind = FK_JS_ASYNC;
+		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, af[i].function);
+		if (!fn)
+			continue;
+		struct callsite cs = {.fn = fn, .function = af[i].function, .receiver = af[i].receiver,
+				      .receiver_known = true, .async = true};
+		int32_t offset = -1;
+		uint64_t bca = af[i].bytecode_offset >= 0 ? sfi_bytecode_array(h, fn->sfi) : 0;
+		if (bca)
+			offset = positions_bytecode_offset_position(h, bca, af[i].bytecode_offset);
+		describe_js(sw, h, &cs, offset, f);
+		f->tier = TIER_INTERPRETED;
+	}
 }
 
 static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct frame *out, int *n,
@@ -218,6 +264,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	st->raw_frames = nraw;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
 	int n = 0;
+	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
 		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
@@ -236,6 +283,8 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 			out[n - 1].is_return = !exact;
 		}
 	}
+	if (sw->async_frames && sw->resumed_async)
+		append_async(sw, &h, out, &n, max);
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
 		if (f)

@@ -42,6 +42,8 @@ struct stackwalk {
 	struct positions positions;
 	struct callsite_names callsites;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
+	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
+	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;
 };

@@ -47,7 +47,7 @@ const CONFIGS = [
   { name: 'warm', args: [], tier: 'warm', expect: null },
 ];
 
-const isJs = (f) => f.kind === 'js' || f.kind === 'inlined';
+const isJs = (f) => f.kind === 'js' || f.kind === 'inlined' || f.kind === 'async';
 const holdName = /(^|\.)(holdHere|spinHere)$/;
 
 function mainThreadJs(dump, pid) {
@@ -141,8 +141,8 @@ for (const cfg of CONFIGS) {
         // the scenario ran in the tier this configuration is about
         const entry = rows.find((r) => r.ours && r.truth && r.ours.name === r.truth.name &&
           /^(chainTop|methodEntry|getterEntry|literalEntry|closureEntry|mapEntry|internalEntry|evalEntry|ctorEntry|asyncOuter|вычислить|inlineTop|bigCaller|osrLoop|spinEntry)$/.test(r.ours.name));
-        if (cfg.expect && entry && msg.scenario !== 'osr')
-          assert.strictEqual(entry.tier, cfg.expect, `${msg.scenario}: ${entry.ours.name} runs ${entry.tier}\n${formatRows(rows)}`);
+        if (cfg.expect && entry && msg.scenario !== 'osr' && entry.tier !== cfg.expect)
+          failures.push(`${msg.scenario}: ${entry.ours.name} runs ${entry.tier}, not ${cfg.expect} (V8 status ${msg.status})\n${formatRows(rows)}`);
       }
     }
     t.diagnostic(`${cfg.name}: ${exact}/${compared} frames exact (name, file, line, column)`);
