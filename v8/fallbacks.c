@@ -40,6 +40,9 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_SCOPEFLAG_SAVED_CLASS_VAR_BIT, ANY, ANY, NONE, 10, "has_saved_class_variable: bit 10"},
     {L_SCOPEFLAG_FUNCVAR_SHIFT, ANY, ANY, NONE, 12, "function_variable: bits 12-13"},
     {L_SCOPEFLAG_INFERRED_NAME_BIT, ANY, ANY, NONE, 14, "has_inferred_function_name: bit 14"},
+    /* V8 9.x kept a receiver_info slot (stack or context index of `this`) before the function
+     * variable; measured on 9.4 (class constructors and methods), gone in 10.2 */
+    {L_SCOPEFLAG_RECEIVER_SHIFT, ANY, V8V(10, 0, 0), NONE, 7, "receiver_variable: bits 7-8 (V8 9.x)"},
 
     /* strings: constant since long before Node 16 */
     {L_EXT_DATA_CACHE, ANY, ANY, L_EXT_RESOURCE, 8, "resource + 8 (cached data pointer)"},

@@ -55,6 +55,11 @@ bool scope_info_decode(const struct v8_heap *h, uint64_t si, struct scope_info_p
 	idx += (n < L->v[L_SCOPEINFO_MAX_INLINED_LOCALS] ? n : 1) + n; /* names (or a hash table), infos */
 	if ((flags >> L->v[L_SCOPEFLAG_SAVED_CLASS_VAR_BIT]) & 1)
 		idx += 1;
+	if (v8_has(L, L_SCOPEFLAG_RECEIVER_SHIFT)) {
+		uint32_t receiver = (flags >> L->v[L_SCOPEFLAG_RECEIVER_SHIFT]) & 3;
+		if (receiver == 1 || receiver == 2) /* STACK or CONTEXT: its slot index follows */
+			idx += 1;
+	}
 	bool has_funcvar = ((flags >> L->v[L_SCOPEFLAG_FUNCVAR_SHIFT]) & 3) != 0;
 	bool has_inferred = ((flags >> L->v[L_SCOPEFLAG_INFERRED_NAME_BIT]) & 1) != 0;
 	uint64_t v;

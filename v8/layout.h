@@ -49,6 +49,7 @@
 	X(SCOPEINFO_POS_IN_HEADER, "ScopeInfo position pair at slots 3-4 (V8 >= 12.8.44)")         \
 	X(SCOPEINFO_MAX_INLINED_LOCALS, "ScopeInfo: locals above this use a hash table")           \
 	X(SCOPEFLAG_SAVED_CLASS_VAR_BIT, "ScopeFlags: has_saved_class_variable bit")               \
+	X(SCOPEFLAG_RECEIVER_SHIFT, "ScopeFlags: receiver_variable shift (2 bits; a slot when 1 or 2; V8 9.x)") \
 	X(SCOPEFLAG_FUNCVAR_SHIFT, "ScopeFlags: function_variable shift (2 bits)")                 \
 	X(SCOPEFLAG_INFERRED_NAME_BIT, "ScopeFlags: has_inferred_function_name bit")               \
 	X(SCOPEFLAG_SCOPE_TYPE_MASK, "ScopeFlags: scope_type mask")                                \
