@@ -16,7 +16,7 @@ const path = require('node:path');
 const h = require('./harness');
 
 const v8Options = spawnSync(h.NODE, ['--v8-options'], { encoding: 'utf8' }).stdout;
-const hasFlag = (name) => new RegExp(`^\\s+--${name}\\b`, 'm').test(v8Options);
+const hasFlag = (name) => new RegExp(`^\\s+--${name}\\s`, 'm').test(v8Options);
 // --no-X where this V8 knows X (Node 16/18 have no --maglev)
 const noFlags = (names) => names.filter(hasFlag).map((n) => `--no-${n}`);
 
