@@ -121,14 +121,14 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 		if (!f)
 			break;
 		emitted++;
+		/* class constructors cannot be called without `new`; optimized callers may construct
+		 * without a Construct frame in between */
 		struct callsite cs = {.fn = fn};
+		cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
 		if (!pos[i].inlined) {
 			cs.function = vf->function;
 			cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
-			cs.constructor = called_as_constructor(h, rf->fp);
-		} else {
-			/* class constructors cannot be called without `new` */
-			cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
+			cs.constructor |= called_as_constructor(h, rf->fp);
 		}
 		describe_js(sw, h, &cs, pos[i].script_offset, f);
 		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
