@@ -102,7 +102,7 @@ static bool frame_code(struct positions *p, const struct v8_heap *h, const struc
 			return true;
 		}
 	}
-	for (int i = 0; site->top && i < site->ncandidates; i++) {
+	for (int i = 0; site->top && !site->pc_in_frame && i < site->ncandidates; i++) {
 		uint64_t ra = site->ret_candidates[i];
 		if (code_find(&p->codes, h, ra - 1, hint, c) && code_runs(h, c, sfi, bca)) {
 			*pc = ra;
@@ -110,7 +110,6 @@ static bool frame_code(struct positions *p, const struct v8_heap *h, const struc
 			return true;
 		}
 	}
-	p->no_code++;
 	return false;
 }
 
@@ -141,21 +140,26 @@ static int interpreted(struct positions *p, const struct v8_heap *h, const struc
 	return 1;
 }
 
-static int baseline(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
-		    const struct js_site *site, struct js_position *out)
-{
+/* The place in a frame's machine code: the Code, the pc in it, and whether pc is a return
+ * address. */
+struct code_site {
 	struct v8_code c;
 	uint64_t pc;
 	bool is_return;
+};
+
+static int baseline(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		    const struct code_site *cs, struct js_position *out)
+{
 	out->tier = TIER_BASELINE;
-	if (!p->sizes.count || !frame_code(p, h, vf, site, out->sfi, &c, &pc, &is_return))
+	if (!p->sizes.count || !cs)
 		return 1;
 	uint8_t *table = NULL, *bc = NULL;
 	size_t tn, bn;
 	int64_t offset;
-	if (v8_byte_array_read(h, c.spt, V8_TABLE_MAX_BYTES, &table, &tn) &&
+	if (v8_byte_array_read(h, cs->c.spt, V8_TABLE_MAX_BYTES, &table, &tn) &&
 	    bca_bytecodes(h, vf->bytecode_array, &bc, &bn) &&
-	    baseline_bytecode_offset(&p->sizes, table, tn, bc, bn, pc - c.start, &offset) &&
+	    baseline_bytecode_offset(&p->sizes, table, tn, bc, bn, cs->pc - cs->c.start, &offset) &&
 	    (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
 		out->source = POS_BASELINE;
 	free(table);
@@ -163,22 +167,18 @@ static int baseline(struct positions *p, const struct v8_heap *h, const struct v
 	return 1;
 }
 
-static int optimized(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
-		     const struct js_site *site, struct js_position *out, int max)
+static int optimized(struct positions *p, const struct v8_heap *h, const struct code_site *cs,
+		     struct js_position *out, int max)
 {
-	struct v8_code c;
-	uint64_t pc, pos;
-	bool is_return;
-	if (!frame_code(p, h, vf, site, out->sfi, &c, &pc, &is_return))
-		return 1;
-	out->tier = tier_of(c.tier);
+	uint64_t pos;
+	out->tier = tier_of(cs->c.tier);
 	/* V8 looks up the instruction before a return address: the call itself */
-	if (!table_lookup(h, c.spt, (int64_t)(pc - c.start) - (is_return ? 1 : 0), &pos)) {
+	if (!table_lookup(h, cs->c.spt, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
 		p->no_table++;
 		return 1;
 	}
 	struct inline_frame fr[64];
-	int n = inlining_expand(h, c.deopt, pos, fr, max < 64 ? max : 64);
+	int n = inlining_expand(h, cs->c.deopt, pos, fr, max < 64 ? max : 64);
 	for (int i = 0; i < n; i++) {
 		out[i] = out[0];
 		out[i].sfi = fr[i].sfi;
@@ -201,11 +201,23 @@ int js_frame_positions(struct positions *p, const struct v8_heap *h, const struc
 	out->script_offset = -1;
 	out->source = POS_FUNCTION_START;
 	out->tier = TIER_UNKNOWN;
+	/* Machine code first: OSR code runs in the frame the interpreter (or baseline code) built,
+	 * whose BytecodeArray and stale bytecode offset are still in place. Interpreted frames run
+	 * in builtins, so their pc is never JIT code. */
+	struct code_site cs;
+	bool have_code = (site->pc_in_jit || (site->top && !site->pc_in_frame)) &&
+			 frame_code(p, h, vf, site, sfi, &cs.c, &cs.pc, &cs.is_return);
+	if (have_code && (cs.c.tier == CT_MAGLEV || cs.c.tier == CT_TURBOFAN))
+		return optimized(p, h, &cs, out, max);
 	/* interpreted and baseline frames keep their BytecodeArray; the next slot tells them apart
 	 * (a Smi offset, or the baseline frame's feedback vector). Optimized frames keep spill
 	 * slots there, hence the type check. */
-	if (v8_is_bytecode_array(h, vf->bytecode_array))
-		return v8_is_smi(vf->bytecode_offset) ? interpreted(p, h, vf, site, out)
-						      : baseline(p, h, vf, site, out);
-	return optimized(p, h, vf, site, out, max);
+	if (v8_is_bytecode_array(h, vf->bytecode_array)) {
+		if (v8_is_smi(vf->bytecode_offset))
+			return interpreted(p, h, vf, site, out);
+		return baseline(p, h, vf, have_code && cs.c.tier == CT_BASELINE ? &cs : NULL, out);
+	}
+	if (!have_code)
+		p->no_code++;
+	return 1;
 }

@@ -25,6 +25,7 @@ struct js_site {
 	uint64_t pc;       /* exact when `top`, else a return address */
 	bool top;          /* the innermost frame (or the state a signal frame restored) */
 	bool pc_in_frame;  /* pc belongs to this frame's code (not to a frameless builtin on top) */
+	bool pc_in_jit;    /* pc is in V8-generated code (not in the embedded builtins) */
 	bool in_handler;   /* pc is in a bytecode handler (live offset in a register) */
 	const struct regset *regs; /* the interrupted registers when `top`, else NULL */
 	/* return addresses into JIT code found just above the stack pointer (top frames only): the

@@ -222,6 +222,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		    .pc = rf->pc,
 		    .top = top,
 		    .pc_in_frame = !frameless_builtin,
+		    .pc_in_jit = pi->cls == PC_JIT,
 		    .in_handler = top && is_builtin && pi->role == BR_INTERPRETER &&
 				  ends_with(pi->builtin, "Handler"),
 		    .regs = regs,
