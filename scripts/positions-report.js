@@ -14,7 +14,7 @@ for (const line of fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(B
     if (!row.diff.length) { s.exact++; continue; }
     const what = row.diff.join('+');
     const where = row.kind ? `${row.kind}${row.tier ? '/' + row.tier : ''}` : 'no frame';
-    const key = `${what} in ${where}`;
+    const key = `${what} in ${where}${row.known ? ` (known limitation: ${row.known})` : ''}`;
     const c = s.classes.get(key) || { n: 0, examples: new Set() };
     c.n++;
     if (c.examples.size < 3) c.examples.add(`${r.config}/${r.scenario}: ours "${row.ours && row.ours.name}" truth "${row.truth && row.truth.name}"`);
