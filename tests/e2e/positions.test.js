@@ -43,7 +43,7 @@ const CONFIGS = [
   { name: 'interpreter', args: noFlags(['opt', 'sparkplug', 'maglev']), tier: 'flags', expect: 'interpreted', unicode: true },
   { name: 'baseline', args: ['--always-sparkplug', ...noFlags(['opt', 'maglev'])], tier: 'flags', expect: 'baseline' },
   // OSR compiles synchronously so that %OptimizeOsr enters OSR code at the next loop iteration
-  { name: 'turbofan', args: ['--allow-natives-syntax', ...noFlags(['concurrent-osr'])], tier: 'turbofan', expect: 'turbofan', unicode: true },
+  { name: 'turbofan', args: ['--allow-natives-syntax', ...noFlags(['concurrent-osr', 'maglev-osr'])], tier: 'turbofan', expect: 'turbofan', unicode: true },
   { name: 'maglev', args: ['--allow-natives-syntax', '--maglev', ...noFlags(['concurrent-osr'])], tier: 'maglev', expect: 'maglev', when: maglevAvailable },
   { name: 'warm', args: [], tier: 'warm', expect: null },
 ];
