@@ -1,6 +1,7 @@
 /* diagnose.c — turning EPERM into a cause the user can act on. */
 #include "diagnose.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -196,4 +197,45 @@ void diagnose_access(pid_t pid, int err, struct strbuf *out)
 	struct access_facts f;
 	gather_access_facts(pid, err, &f);
 	explain_access(&f, out);
+}
+
+/* Does the process's executable (or a library it maps) look like node? Cheap: by path only. */
+static bool maps_node(pid_t pid)
+{
+	char fn[64], line[4352];
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(fn, "re");
+	if (!f)
+		return false;
+	bool yes = false;
+	while (!yes && fgets(line, sizeof(line), f)) {
+		const char *slash = strrchr(line, '/');
+		yes = slash && (strncmp(slash, "/node", 5) == 0 || strncmp(slash, "/nodejs", 7) == 0 ||
+				strncmp(slash, "/libnode.so", 11) == 0);
+	}
+	fclose(f);
+	return yes;
+}
+
+void suggest_node_child(pid_t pid, struct strbuf *out)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char v[64];
+		if (!status_field(e->d_name, "PPid", v, sizeof(v)) || atoi(v) != (int)pid)
+			continue;
+		pid_t child = (pid_t)atoi(e->d_name);
+		if (maps_node(child)) {
+			char comm[64];
+			process_comm(child, comm, sizeof(comm));
+			sb_printf(out, " (its child %d (%s) runs node: try --pid %d)", (int)child, comm, (int)child);
+			break;
+		}
+	}
+	closedir(d);
 }

@@ -13,6 +13,10 @@
 bool process_exists(pid_t pid);
 /* Process name from /proc/PID/comm ("?" when unreadable). */
 void process_comm(pid_t pid, char *buf, size_t cap);
+/* Append " (its child PID (comm) runs node: try --pid PID)" when a child process maps a node
+ * binary — the usual mistake of pointing at npm, a shell or a supervisor. */
+void suggest_node_child(pid_t pid, struct strbuf *out);
+
 /* What decides whether we may trace a process (gathered from /proc, or made up by tests). */
 struct access_facts {
 	pid_t pid;

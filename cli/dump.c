@@ -17,6 +17,9 @@ void process_dump_free(struct process_dump *d)
 	for (size_t i = 0; i < d->nthreads; i++)
 		free(d->threads[i].frames);
 	free(d->threads);
+	for (size_t i = 0; i < d->nwarnings; i++)
+		free(d->warnings[i]);
+	free(d->warnings);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -31,6 +34,12 @@ struct thread_dump *process_dump_add(struct process_dump *d, pid_t tid, const st
 	memcpy(t->frames, frames, sizeof(*frames) * (size_t)n);
 	t->nframes = n;
 	return t;
+}
+
+void process_dump_warn(struct process_dump *d, const char *line)
+{
+	d->warnings = xrealloc(d->warnings, (d->nwarnings + 1) * sizeof(*d->warnings));
+	d->warnings[d->nwarnings++] = xstrdup(line);
 }
 
 static int cmp_thread(const void *a, const void *b)

@@ -18,6 +18,7 @@ struct thread_dump {
 	bool crashed;          /* the thread that received the fatal signal (cores) */
 	int signal;            /* that signal */
 	bool truncated;        /* the walk did not reach the outermost frame */
+	char damage[256];      /* what was missing while walking it (cores), "" when nothing */
 	uint64_t pause_ns;     /* how long it was held stopped (live) */
 	struct frame *frames;
 	int nframes;
@@ -31,6 +32,8 @@ struct process_dump {
 	struct thread_dump *threads;
 	size_t nthreads, cap;
 	uint64_t total_pause_ns;
+	char **warnings;       /* problems with the input as a whole (cores), one line each */
+	size_t nwarnings;
 	const struct intern *strings;
 };
 
@@ -38,6 +41,7 @@ void process_dump_init(struct process_dump *d, const struct intern *strings);
 void process_dump_free(struct process_dump *d);
 struct thread_dump *process_dump_add(struct process_dump *d, pid_t tid, const struct frame *frames,
 				     int n);
+void process_dump_warn(struct process_dump *d, const char *line);
 /* Put the crashed thread first, the others by tid. */
 void process_dump_sort(struct process_dump *d);
 int write_dump_text(const struct process_dump *d, FILE *out);

@@ -13,6 +13,8 @@ int main(int argc, char **argv)
 		return code;
 	/* precise wake-ups for the sampling timer */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	if (o.mode == MODE_CORE)
+		return mode_core(&o);
 	if (o.version_info)
 		return mode_version_info(&o);
 	if (o.mode == MODE_DUMP)

@@ -8,6 +8,9 @@
 
 int mode_record(const struct options *o);
 int mode_dump(const struct options *o);
+/* --core FILE: every thread's stack from a core file (text or JSON), or --version-info for it.
+ * Exits 0, 1 (nothing could be shown) or 3 (stacks shown, with warnings about the input). */
+int mode_core(const struct options *o);
 int mode_version_info(const struct options *o);
 
 /* Shared: a one-line error on stderr, exit code 1. */

@@ -14,16 +14,20 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: v8walk --pid PID [--text | --raw] [options]   sample a running node\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
+		"       v8walk --core FILE [--exe PATH] [--json]        every thread's stack in a core\n"
 		"\n"
 		"Sample a running, unmodified Node.js process and print where its time goes:\n"
 		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
 		"\n"
 		"target:\n"
 		"  -p, --pid PID            the node process to sample\n"
+		"      --core FILE          a core file of a node process (kernel core or gcore)\n"
+		"      --exe PATH           the node binary that wrote the core (default: the path\n"
+		"                           the core names; its build-id must match)\n"
 		"\n"
 		"one-shot:\n"
 		"      --dump               print every thread's mixed stack once (innermost first)\n"
-		"      --json               --dump as JSON (see README for the format)\n"
+		"      --json               --dump or --core as JSON (see README for the format)\n"
 		"\n"
 		"output:\n"
 		"      --text               indented call tree (default)\n"
@@ -62,9 +66,11 @@ static bool parse_double(const char *s, double *out)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB };
+	       O_FORCE, O_STACKKB, O_CORE, O_EXE };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
+	    {"core", required_argument, NULL, O_CORE},
+	    {"exe", required_argument, NULL, O_EXE},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"raw", no_argument, NULL, O_RAW},
 	    {"dump", no_argument, NULL, O_DUMP},
@@ -104,6 +110,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			o->pid = (pid_t)v;
 			break;
 		}
+		case O_CORE: o->core = optarg; break;
+		case O_EXE: o->exe = optarg; break;
 		case O_TEXT: o->format = OUT_TREE; break;
 		case O_RAW: o->format = OUT_FOLDED; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
@@ -167,16 +175,26 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		fprintf(stderr, "v8walk: unexpected argument '%s' (see v8walk --help)\n", argv[optind]);
 		return false;
 	}
-	if (o->json && o->mode != MODE_DUMP) {
-		fprintf(stderr, "v8walk: --json goes with --dump\n");
+	if (o->core) {
+		if (o->pid || o->mode == MODE_DUMP) {
+			fprintf(stderr, "v8walk: --core reads a core file: it goes without --pid and --dump\n");
+			return false;
+		}
+		o->mode = MODE_CORE;
+	} else if (o->exe) {
+		fprintf(stderr, "v8walk: --exe goes with --core\n");
+		return false;
+	}
+	if (o->json && o->mode == MODE_RECORD) {
+		fprintf(stderr, "v8walk: --json goes with --dump or --core\n");
 		return false;
 	}
 	if (o->function_lines && o->no_lines) {
 		fprintf(stderr, "v8walk: --function and --nolineno contradict each other\n");
 		return false;
 	}
-	if (!o->pid) {
-		fprintf(stderr, "v8walk: which process? give --pid PID (see v8walk --help)\n");
+	if (!o->pid && !o->core) {
+		fprintf(stderr, "v8walk: which process? give --pid PID or --core FILE (see v8walk --help)\n");
 		return false;
 	}
 	return true;

@@ -8,10 +8,12 @@
 #include "../v8/version.h"
 
 enum out_format { OUT_TREE, OUT_FOLDED };
-enum run_mode { MODE_RECORD, MODE_DUMP };
+enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
 
 struct options {
 	pid_t pid;
+	const char *core;        /* --core FILE */
+	const char *exe;         /* --exe PATH: the executable that wrote the core */
 	enum run_mode mode;
 	enum out_format format;
 	bool json;               /* --json (dumps) */

@@ -38,11 +38,12 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 	fprintf(out,
 		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
 		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
-		"p99 %.0f us; max lag %.1f ms; v8walk CPU %.1f%%\n",
+		"p99 %.0f us (%.1f reads per sample); max lag %.1f ms; v8walk CPU %.1f%%\n",
 		st->samples, secs, secs > 0 ? (double)st->samples / secs : 0.0, st->ticks,
 		tr->threads_seen, st->samples - st->no_js, errors,
 		total > 0 ? 100.0 * (double)errors / total : 0.0, st->truncated, st->missed,
-		(double)med / 1e3, (double)p99 / 1e3, (double)st->max_lag_ns / 1e6,
+		(double)med / 1e3, (double)p99 / 1e3,
+		st->samples ? (double)s->live.reads / (double)st->samples : 0.0, (double)st->max_lag_ns / 1e6,
 		secs > 0 ? 100.0 * cpu / secs : 0.0);
 	if (st->behind)
 		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "

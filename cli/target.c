@@ -28,8 +28,10 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct options *o,
 	enum v8_open_status st =
 	    v8_runtime_open(&t->rt, &t->as, o->have_force_version ? &o->force_version : NULL, &why);
 	if (st != V8_OK) {
-		if (st == V8_NOT_NODE)
+		if (st == V8_NOT_NODE) {
 			sb_printf(msg, "process %d (%s) is not a Node.js process: %s", (int)pid, t->comm, why.s);
+			suggest_node_child(pid, msg);
+		}
 		else
 			sb_printf(msg, "process %d (%s): %s", (int)pid, t->comm, why.s);
 		sb_free(&why);

@@ -44,7 +44,9 @@ static void thread_header(const struct process_dump *d, const struct thread_dump
 {
 	(void)d;
 	fprintf(out, "Thread %d \"%s\"", (int)t->tid, t->name);
-	if (t->crashed)
+	if (t->crashed && t->signal && sigabbrev_np(t->signal))
+		fprintf(out, " (crashed: SIG%s, %s)", sigabbrev_np(t->signal), strsignal(t->signal));
+	else if (t->crashed)
 		fprintf(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
 	else if (t->state)
 		fprintf(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
@@ -52,11 +54,15 @@ static void thread_header(const struct process_dump *d, const struct thread_dump
 	if (t->pause_ns)
 		fprintf(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
 	fprintf(out, ":\n");
+	if (t->damage[0])
+		fprintf(out, "  (damaged: %s)\n", t->damage);
 }
 
 int write_dump_text(const struct process_dump *d, FILE *out)
 {
 	fprintf(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
+	for (size_t i = 0; i < d->nwarnings; i++)
+		fprintf(out, "warning: %s\n", d->warnings[i]);
 	struct strbuf b;
 	sb_init(&b);
 	for (size_t i = 0; i < d->nthreads; i++) {
@@ -157,7 +163,13 @@ int write_dump_json(const struct process_dump *d, FILE *out)
 	json_string(out, d->runtime);
 	fputs(",\"source\":", out);
 	json_string(out, d->source);
-	fputs(",\"threads\":[", out);
+	fputs(",\"warnings\":[", out);
+	for (size_t i = 0; i < d->nwarnings; i++) {
+		if (i)
+			fputc(',', out);
+		json_string(out, d->warnings[i]);
+	}
+	fputs("],\"threads\":[", out);
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct thread_dump *t = &d->threads[i];
 		fprintf(out, "%s\n{\"tid\":%d,\"name\":", i ? "," : "", (int)t->tid);
@@ -168,6 +180,10 @@ int write_dump_json(const struct process_dump *d, FILE *out)
 			fprintf(out, ",\"state\":\"%c\"", t->state);
 		if (t->pause_ns)
 			fprintf(out, ",\"pause_us\":%.1f", (double)t->pause_ns / 1e3);
+		if (t->damage[0]) {
+			fputs(",\"damage\":", out);
+			json_string(out, t->damage);
+		}
 		fputs(",\"frames\":[", out);
 		int k2 = 0;
 		for (int k = 0; k < t->nframes; k++) {

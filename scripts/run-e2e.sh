@@ -1,24 +1,44 @@
 #!/bin/sh
 # run-e2e.sh — the end-to-end suite: real v8walk against real node processes. With
 # NODE_UNDER_TEST set, against that one node; otherwise against every line of the version matrix
-# (official binaries fetched and verified by scripts/fetch-node.sh). The harness itself runs on the
-# machine's node.
+# (official binaries fetched and verified by scripts/fetch-node.sh) and Debian's node built as a
+# shared library (scripts/fetch-debian-node.sh); then the README's support table is regenerated
+# from the results. The harness itself runs on the machine's node.
 set -eu
 cd "$(dirname "$0")/.."
 : "${V8WALK:=$PWD/build/v8walk}"
 export V8WALK
 
-if [ -n "${NODE_UNDER_TEST:-}" ]; then
-	nodes=$NODE_UNDER_TEST
-else
-	nodes=$(scripts/fetch-node.sh --all)
-fi
-
-status=0
-for n in $nodes; do
-	echo "=== end-to-end suite on $n ($($n --version))"
-	if ! NODE_UNDER_TEST=$n node --test --test-concurrency=1 tests/e2e/*.test.js; then
+run_suite() { # label node-binary libdir order
+	echo "=== end-to-end suite on $1: $2"
+	mkdir -p build/matrix
+	result=build/matrix/$(echo "$1" | tr -c 'A-Za-z0-9.\n' '_').json
+	rm -f "$result"
+	if NODE_UNDER_TEST=$2 NODE_UNDER_TEST_LIBDIR=$3 MATRIX_RESULT=$result MATRIX_LABEL=$1 \
+		node --test --test-concurrency=1 \
+		--test-reporter=tap --test-reporter-destination=stdout \
+		--test-reporter=./tests/e2e/matrix-reporter.js --test-reporter-destination=/dev/null \
+		tests/e2e/*.test.js; then
+		:
+	else
 		status=1
 	fi
+	node -e 'const f=process.argv[1],r=JSON.parse(require("fs").readFileSync(f));r.order=+process.argv[2];require("fs").writeFileSync(f,JSON.stringify(r,null,1))' "$result" "$4"
+}
+
+status=0
+if [ -n "${NODE_UNDER_TEST:-}" ]; then
+	run_suite "$("$NODE_UNDER_TEST" --version 2>/dev/null || echo node)" "$NODE_UNDER_TEST" "${NODE_UNDER_TEST_LIBDIR:-}" 0
+	exit $status
+fi
+
+rm -rf build/matrix
+order=0
+for v in $(scripts/fetch-node.sh --list); do
+	order=$((order + 1))
+	run_suite "Node $v (official)" "$(scripts/fetch-node.sh "$v")" "" $order
 done
+set -- $(scripts/fetch-debian-node.sh)
+run_suite "Node $(LD_LIBRARY_PATH=$2 "$1" --version | sed 's/^v//') (Debian, libnode.so)" "$1" "$2" 99
+node scripts/support-table.js || status=1
 exit $status

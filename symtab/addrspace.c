@@ -100,17 +100,19 @@ static struct elf_image *open_live(struct addrspace *as, struct module *mod, con
 	struct stat st;
 	if (stat(path, &st) == 0 && (mod->inode == 0 || st.st_ino == mod->inode))
 		return elf_image_open(path, err);
+	if (as->pid <= 0) { /* a core: there is no process to take the mapped file from */
+		*err = errno == ENOENT ? "no such file on this machine" : "cannot open file";
+		return NULL;
+	}
 	/* replaced or deleted since it was mapped: open the mapped file itself */
-	if (as->pid > 0) {
-		size_t idx = 0;
-		const struct mapping *m = addrspace_next_mapping(as, mod, &idx);
-		if (m) {
-			snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
-				 (unsigned long)m->start, (unsigned long)m->end);
-			struct elf_image *img = elf_image_open(path, err);
-			if (img)
-				return img;
-		}
+	size_t idx = 0;
+	const struct mapping *m = addrspace_next_mapping(as, mod, &idx);
+	if (m) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
+			 (unsigned long)m->start, (unsigned long)m->end);
+		struct elf_image *img = elf_image_open(path, err);
+		if (img)
+			return img;
 	}
 	*err = "file replaced or deleted since it was mapped";
 	return NULL;

@@ -3,6 +3,7 @@
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "elf_notes.h"
 
 enum { SIZELESS_SYM_SPAN = 4096 };
 
@@ -32,27 +34,10 @@ static void read_phdrs(struct elf_image *img)
 		} else if (ph.p_type == PT_TLS) {
 			img->tls_memsz = ph.p_memsz;
 			img->tls_align = ph.p_align;
-		} else if (ph.p_type == PT_NOTE && !img->build_id_len) {
-			uint64_t off = ph.p_offset, end = ph.p_offset + ph.p_filesz;
-			while (off + 12 <= end && end <= img->size) {
-				uint32_t namesz, descsz, type;
-				memcpy(&namesz, img->data + off, 4);
-				memcpy(&descsz, img->data + off + 4, 4);
-				memcpy(&type, img->data + off + 8, 4);
-				uint64_t name_off = off + 12;
-				uint64_t desc_off = name_off + ((namesz + 3) & ~3u);
-				uint64_t next = desc_off + ((descsz + 3) & ~3u);
-				if (next > end)
-					break;
-				if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-				    memcmp(img->data + name_off, "GNU", 4) == 0 &&
-				    descsz <= sizeof(img->build_id)) {
-					memcpy(img->build_id, img->data + desc_off, descsz);
-					img->build_id_len = descsz;
-					break;
-				}
-				off = next;
-			}
+		} else if (ph.p_type == PT_NOTE && !img->build_id_len && ph.p_offset <= img->size &&
+			   ph.p_filesz <= img->size - ph.p_offset) {
+			img->build_id_len = elf_notes_build_id(img->data + ph.p_offset, ph.p_filesz,
+								img->build_id, sizeof(img->build_id));
 		}
 	}
 }
@@ -83,10 +68,32 @@ static bool collect_func(void *vctx, const char *name, uint64_t value, uint64_t 
 	return true;
 }
 
+static struct elf_image *open_plain(const char *path, const char **err);
+
+/* A stripped library's .symtab may be installed separately, keyed by build-id. */
+static struct elf_image *find_debug_file(const struct elf_image *img)
+{
+	if (img->has_symtab || img->build_id_len < 2)
+		return NULL;
+	char hex[2 * 64 + 1], path[256];
+	elf_image_build_id_hex(img, hex);
+	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	const char *err;
+	struct elf_image *dbg = open_plain(path, &err);
+	if (dbg && (dbg->build_id_len != img->build_id_len ||
+		    memcmp(dbg->build_id, img->build_id, img->build_id_len) != 0)) {
+		elf_image_close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
 static void index_funcs(struct elf_image *img)
 {
 	struct collect_ctx c = {.img = img, .cap = 0};
 	elf_image_foreach_sym(img, collect_func, &c);
+	if (img->debug)
+		elf_image_foreach_sym(img->debug, collect_func, &c);
 	if (!img->nfuncs)
 		return;
 	qsort(img->funcs, img->nfuncs, sizeof(*img->funcs), cmp_sym);
@@ -99,7 +106,7 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
-struct elf_image *elf_image_open(const char *path, const char **err)
+static struct elf_image *open_plain(const char *path, const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -150,6 +157,15 @@ struct elf_image *elf_image_open(const char *path, const char **err)
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
 			img->has_symtab = true;
 	}
+	return img;
+}
+
+struct elf_image *elf_image_open(const char *path, const char **err)
+{
+	struct elf_image *img = open_plain(path, err);
+	if (!img)
+		return NULL;
+	img->debug = find_debug_file(img);
 	index_funcs(img);
 	return img;
 }
@@ -160,6 +176,7 @@ void elf_image_close(struct elf_image *img)
 		return;
 	if (img->cfi)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
+	elf_image_close(img->debug);
 	elf_end(img->elf);
 	munmap((void *)img->data, img->size);
 	close(img->fd);
@@ -244,6 +261,15 @@ bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size
 	return false;
 }
 
+size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf, size_t len)
+{
+	if (off >= img->size)
+		return 0;
+	size_t n = img->size - off < len ? (size_t)(img->size - off) : len;
+	memcpy(buf, img->data + off, n);
+	return n;
+}
+
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < img->nloads; i++) {
@@ -287,15 +313,20 @@ const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t va
 	return vaddr < s->addr + span ? s : NULL;
 }
 
-const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
+const char *build_id_hex(const uint8_t *id, size_t len, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
-	for (size_t i = 0; i < img->build_id_len; i++) {
-		buf[2 * i] = hex[img->build_id[i] >> 4];
-		buf[2 * i + 1] = hex[img->build_id[i] & 15];
+	for (size_t i = 0; i < len; i++) {
+		buf[2 * i] = hex[id[i] >> 4];
+		buf[2 * i + 1] = hex[id[i] & 15];
 	}
-	buf[2 * img->build_id_len] = 0;
+	buf[2 * len] = 0;
 	return buf;
+}
+
+const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
+{
+	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)

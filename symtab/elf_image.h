@@ -37,14 +37,19 @@ struct elf_image {
 	size_t nfuncs;
 	struct Dwarf_CFI_s *cfi;
 	bool cfi_loaded;
+	struct elf_image *debug; /* separate debug file found by build-id (its .symtab names) */
 };
 
-/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. */
+/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. A stripped
+ * file's function symbols are completed from /usr/lib/debug/.build-id/xx/yyyy.debug when the
+ * distribution's debug package is installed. */
 struct elf_image *elf_image_open(const char *path, const char **err);
 void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */
 bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len);
+/* Copy up to len bytes at file offset off; returns how many (0 past the end of the file). */
+size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf, size_t len);
 /* Translate a file offset to a link-time virtual address through the PT_LOADs. */
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
 /* The function symbol containing vaddr (size-0 symbols extend to the next one, bounded). */
@@ -59,6 +64,8 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 			uint64_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
+/* Hex form of a build-id; buf needs 2*len+1 bytes. */
+const char *build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Hex form of the build-id ("" when absent); buf needs 2*64+1 bytes. */
 const char *elf_image_build_id_hex(const struct elf_image *img, char *buf);
 /* .eh_frame CFI (loaded on first use; NULL when absent). */

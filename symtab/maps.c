@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/interval.h"
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
 
@@ -126,15 +128,6 @@ int maps_read_proc(pid_t pid, struct maps *out)
 
 const struct mapping *maps_find(const struct maps *m, uint64_t addr)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < m->n && m->v[lo].start <= addr && addr < m->v[lo].end)
-		return &m->v[lo];
-	return NULL;
+	size_t i = interval_upper(m->v, m->n, sizeof(*m->v), offsetof(struct mapping, end), addr);
+	return i < m->n && m->v[i].start <= addr ? &m->v[i] : NULL;
 }

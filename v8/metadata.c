@@ -101,11 +101,11 @@ bool v8md_load(struct v8_metadata *md, const struct elf_image *img, const char *
 		md->version = (struct v8_version){parts[0], parts[1], parts[2], parts[3]};
 		md->have_version = parts[0] > 0;
 	}
+	find_node_version(img, md->node_version, sizeof(md->node_version));
 	if (md->n == 0) {
 		*why = "no v8dbg_* postmortem metadata";
 		return false;
 	}
-	find_node_version(img, md->node_version, sizeof(md->node_version));
 	return true;
 }
 

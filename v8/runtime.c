@@ -20,33 +20,26 @@ static bool name_suggests_node(const char *path)
 	return strstr(b, "node") != NULL;
 }
 
-/* The embedded blob: Node 16/18 export a pointer variable (a size-0 NOTYPE symbol in .data) next
- * to the blob itself (`…_code_data_`); Node 20+ export the blob under the plain name. */
+/* The embedded blob: Node 16/18 export a pointer variable, Node 20+ the blob itself. */
 static void find_blob(struct v8_runtime *rt, const struct elf_image *img)
 {
 	uint64_t addr = 0, size_addr = 0;
-	if (!elf_image_find_sym(img, "v8_Default_embedded_blob_code_size_", &size_addr, NULL))
+	if (!elf_image_find_sym(img, "v8_Default_embedded_blob_code_", &addr, NULL) ||
+	    !elf_image_find_sym(img, "v8_Default_embedded_blob_code_size_", &size_addr, NULL))
 		return;
 	uint32_t size = 0;
 	if (!elf_image_read(img, size_addr, &size, sizeof(size)) || size == 0)
 		return;
-	if (elf_image_find_sym(img, "v8_Default_embedded_blob_code_data_", &addr, NULL)) {
-		rt->blob_how = "v8_Default_embedded_blob_code_data_";
-	} else if (elf_image_find_sym(img, "v8_Default_embedded_blob_code_", &addr, NULL)) {
-		const struct elf_load *l = elf_image_load_at(img, addr);
-		if (!l)
+	const struct elf_load *l = elf_image_load_at(img, addr);
+	/* outside code it is the pointer (Node 16/18 give that symbol size 0, type NOTYPE) */
+	if (l && !(l->flags & 1 /* PF_X */)) {
+		uint64_t ptr = 0;
+		if (!elf_image_read(img, addr, &ptr, sizeof(ptr)) || ptr == 0)
 			return;
-		if (!(l->flags & 1 /* PF_X */)) {
-			uint64_t ptr = 0;
-			if (!elf_image_read(img, addr, &ptr, sizeof(ptr)) || ptr == 0)
-				return;
-			addr = ptr;
-			rt->blob_how = "v8_Default_embedded_blob_code_ (pointer)";
-		} else {
-			rt->blob_how = "v8_Default_embedded_blob_code_";
-		}
+		addr = ptr;
+		rt->blob_how = "v8_Default_embedded_blob_code_ (pointer)";
 	} else {
-		return;
+		rt->blob_how = "v8_Default_embedded_blob_code_";
 	}
 	rt->blob_vaddr = addr;
 	rt->blob_size = size;
@@ -82,7 +75,10 @@ static enum v8_open_status load_module(struct v8_runtime *rt, struct addrspace *
 	rt->module_path = xstrdup(as->mods[k].path);
 	if (!v8md_load(&rt->md, img, &why)) {
 		rt->version = rt->md.version;
-		sb_printf(msg, "%s has V8 ", as->mods[k].path);
+		sb_printf(msg, "%s ", as->mods[k].path);
+		if (rt->md.node_version[0])
+			sb_printf(msg, "(Node %s) ", rt->md.node_version);
+		sb_add(msg, "has V8 ");
 		if (rt->md.have_version)
 			sb_printf(msg, "%d.%d.%d.%d ", rt->version.major, rt->version.minor,
 				  rt->version.build, rt->version.patch);

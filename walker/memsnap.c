@@ -8,7 +8,9 @@
 
 static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t len);
 
-static const struct memsrc_ops snap_ops = {.read = snap_read, .readv = NULL};
+static void snap_prefetch(struct memsrc *base, const uint64_t *addrs, const uint32_t *lens, size_t n);
+
+static const struct memsrc_ops snap_ops = {.read = snap_read, .readv = NULL, .prefetch = snap_prefetch};
 
 void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget)
 {
@@ -86,39 +88,48 @@ size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len)
 	return (size_t)got;
 }
 
-size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, size_t n, size_t len)
+size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t *lens, size_t n)
 {
 	if (n == 0)
 		return 0;
 	struct mem_range *r = xcalloc(n, sizeof(*r));
-	size_t want = 0;
+	size_t *off = xcalloc(n, sizeof(*off));
+	size_t want = 0, bytes = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (memsnap_find(s, addrs[i], len))
+		if (!lens[i] || memsnap_find(s, addrs[i], lens[i]))
 			continue;
-		uint8_t *dst = reserve(s, len * (want + 1));
-		if (!dst)
+		if (!reserve(s, bytes + lens[i]))
 			break;
-		r[want] = (struct mem_range){.addr = addrs[i], .buf = NULL, .len = len};
-		want++;
+		r[want] = (struct mem_range){.addr = addrs[i], .len = lens[i]};
+		off[want++] = bytes;
+		bytes += lens[i];
 	}
 	/* buffers are assigned after reserving, since reserve may move s->data */
-	for (size_t i = 0; i < want; i++)
-		r[i].buf = s->data + s->used + i * len;
-	mem_readv(s->backing, r, want);
-	s->misses++;
-	size_t full = 0;
 	size_t base = s->used;
-	for (size_t i = 0; i < want; i++) {
-		if (r[i].got == len) {
-			XGROW(s->ranges, s->cap, s->nranges + 1);
-			s->ranges[s->nranges++] =
-			    (struct snap_range){.addr = r[i].addr, .len = len, .off = base + i * len};
-			full++;
-		}
+	for (size_t i = 0; i < want; i++)
+		r[i].buf = s->data + base + off[i];
+	if (want) {
+		mem_readv(s->backing, r, want);
+		s->misses++;
 	}
-	s->used = base + want * len;
+	size_t full = 0;
+	for (size_t i = 0; i < want; i++) {
+		if (r[i].got != r[i].len)
+			continue;
+		XGROW(s->ranges, s->cap, s->nranges + 1);
+		s->ranges[s->nranges++] =
+		    (struct snap_range){.addr = r[i].addr, .len = r[i].len, .off = base + off[i]};
+		full++;
+	}
+	s->used = base + bytes;
 	free(r);
+	free(off);
 	return full;
+}
+
+static void snap_prefetch(struct memsrc *base, const uint64_t *addrs, const uint32_t *lens, size_t n)
+{
+	memsnap_prefetch((struct memsnap *)base, addrs, lens, n);
 }
 
 static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t len)

@@ -30,8 +30,9 @@ void memsnap_free(struct memsnap *s);
 void memsnap_reset(struct memsnap *s);
 /* Copy [addr, addr+len) from the backing source; returns the number of bytes copied. */
 size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len);
-/* Copy several ranges with one batched read; returns how many were copied in full. */
-size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, size_t n, size_t len);
+/* Copy several ranges with one batched read (ranges already held are skipped); returns how many
+ * were copied in full. */
+size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t *lens, size_t n);
 /* Keep an existing buffer's contents as a range (e.g. stack words captured by the kernel). */
 void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len);
 /* Is [addr, addr+len) held locally? */

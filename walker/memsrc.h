@@ -23,6 +23,8 @@ struct memsrc_ops {
 	ssize_t (*read)(struct memsrc *m, uint64_t addr, void *buf, size_t len);
 	/* Optional batch read (one syscall for a live target); sets each range's `got`. */
 	void (*readv)(struct memsrc *m, struct mem_range *r, size_t n);
+	/* Optional hint: these ranges will be read soon; a caching source copies them in one batch. */
+	void (*prefetch)(struct memsrc *m, const uint64_t *addrs, const uint32_t *lens, size_t n);
 };
 
 struct memsrc {
@@ -46,5 +48,12 @@ static inline bool mem_read_u64(struct memsrc *m, uint64_t addr, uint64_t *v)
 }
 
 void mem_readv(struct memsrc *m, struct mem_range *r, size_t n);
+
+static inline void mem_prefetch(struct memsrc *m, const uint64_t *addrs, const uint32_t *lens,
+				size_t n)
+{
+	if (m->ops->prefetch && n)
+		m->ops->prefetch(m, addrs, lens, n);
+}
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "../util/clock.h"
 #include "../util/xalloc.h"
+#include "thread_role.h"
 
 enum {
 	STACK_RED_ZONE = 128,
@@ -25,6 +26,7 @@ struct thread_info {
 	pid_t tid;
 	uint32_t label;
 	bool label_final;
+	char requested_state; /* /proc state when its pending sample was requested */
 };
 
 void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,
@@ -60,6 +62,9 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 
 void sampler_free(struct sampler *s)
 {
+	for (size_t i = 0; i < s->nqueue; i++)
+		free(s->queue[i].frames);
+	free(s->queue);
 	memsnap_free(&s->snap);
 	memsrc_live_close(&s->live);
 	free(s->st.pause_ns);
@@ -88,49 +93,41 @@ static struct thread_info *tinfo_for(struct sampler *s, pid_t tid)
 	return ti;
 }
 
-static bool stack_has(struct sampler *s, const char *needle)
+/* The thread's role from what the sampler knows about it and one of its samples. */
+static const char *sampled_role(struct sampler *s, struct tthread *t, const struct captured_sample *c,
+				bool *final)
 {
-	for (int i = 0; i < s->nframes; i++) {
-		const struct frame *f = &s->frames[i];
-		if ((f->kind == FK_NATIVE) && strstr(intern_get(s->strings, f->name), needle))
-			return true;
-	}
-	return false;
+	struct thread_facts tf = {
+	    .is_leader = c->tid == s->tr->pid,
+	    .kernel_name = t ? t->comm : NULL,
+	    .process_name = s->process_comm,
+	    .frames = c->frames,
+	    .nframes = c->n,
+	    .complete = c->ws.end == UNWIND_COMPLETE,
+	    .strings = s->strings,
+	};
+	return thread_role(&tf, final);
 }
 
-/* Thread roles: "main" for the leader; the kernel name where node sets one (Node 22+); else the
- * role recognized from the bottom of a complete stack. *final is false when it may still change. */
-static const char *thread_role(struct sampler *s, struct tthread *t, bool *final)
+static uint32_t thread_label(struct sampler *s, struct tthread *t, const struct captured_sample *c)
 {
-	*final = true;
-	if (t->tid == s->tr->pid)
-		return "main";
-	if (t->comm[0] && strcmp(t->comm, s->process_comm) != 0)
-		return t->comm;
-	if (s->wst.end == UNWIND_COMPLETE && s->nframes > 0) {
-		if (stack_has(s, "node::worker::Worker::StartThread"))
-			return "worker";
-		if (stack_has(s, "PlatformWorkerThread") || stack_has(s, "WorkerThreadsTaskRunner"))
-			return "V8 platform";
-		if (stack_has(s, "uv__thread_start") || stack_has(s, "uv__work_"))
-			return "libuv worker";
-		return "thread";
-	}
-	*final = false;
-	return "thread";
-}
-
-static uint32_t thread_label(struct sampler *s, struct tthread *t)
-{
-	struct thread_info *ti = tinfo_for(s, t->tid);
+	struct thread_info *ti = tinfo_for(s, c->tid);
 	if (ti->label_final)
 		return ti->label;
 	char buf[64];
 	bool final;
-	snprintf(buf, sizeof(buf), "%s (%d)", thread_role(s, t, &final), (int)t->tid);
+	snprintf(buf, sizeof(buf), "%s (%d)", sampled_role(s, t, c, &final), (int)c->tid);
 	ti->label = intern_str(s->strings, buf);
 	ti->label_final = final;
 	return ti->label;
+}
+
+static struct tthread *thread_by_tid(struct sampler *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->tr->n; i++)
+		if (s->tr->threads[i].tid == tid)
+			return &s->tr->threads[i];
+	return NULL;
 }
 
 static bool stack_bounds_for(struct sampler *s, uint64_t sp, struct stack_bounds *b)
@@ -151,10 +148,10 @@ static bool stack_bounds_for(struct sampler *s, uint64_t sp, struct stack_bounds
 	return true;
 }
 
-bool sampler_capture(struct sampler *s, struct tthread *t)
+/* Walk one stopped thread into the scratch frames. */
+static bool capture(struct sampler *s, struct tthread *t)
 {
 	struct user_regs_struct ur;
-	s->have_sample = false;
 	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
 		return false;
 	struct regset regs;
@@ -174,7 +171,6 @@ bool sampler_capture(struct sampler *s, struct tthread *t)
 		memsnap_add(&s->snap, from, (size_t)(to - from));
 	s->nframes = stackwalk_capture(s->sw, &regs, &s->snap.base, &b, s->frames,
 				       STACKWALK_MAX_FRAMES, &s->wst);
-	s->have_sample = true;
 	return true;
 }
 
@@ -184,27 +180,42 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	uint64_t t0 = now_ns();
 	if (t0 - t->interrupt_ns > s->st.max_lag_ns)
 		s->st.max_lag_ns = t0 - t->interrupt_ns;
-	sampler_capture(s, t);
+	bool ok = capture(s, t);
 	/* the tracer resumes the thread right after we return */
 	uint64_t held = now_ns() - t0;
 	XGROW(s->st.pause_ns, s->st.cappause, s->st.npause + 1);
 	s->st.pause_ns[s->st.npause++] = held;
+	if (!ok)
+		return;
+	XGROW(s->queue, s->capqueue, s->nqueue + 1);
+	struct captured_sample *c = &s->queue[s->nqueue++];
+	c->tid = t->tid;
+	c->state = tinfo_for(s, t->tid)->requested_state;
+	c->pause_ns = held;
+	c->ws = s->wst;
+	c->n = s->nframes;
+	c->frames = xmalloc(sizeof(*c->frames) * (size_t)(s->nframes ? s->nframes : 1));
+	memcpy(c->frames, s->frames, sizeof(*c->frames) * (size_t)s->nframes);
 }
 
-static void deliver(struct sampler *s, struct tthread *t)
+/* Stage 2 for every captured sample: the threads already run again. */
+static void deliver_queue(struct sampler *s)
 {
-	if (!s->have_sample)
-		return;
-	s->have_sample = false;
-	stackwalk_name_natives(s->sw, s->frames, s->nframes);
-	s->st.samples++;
-	if (s->nframes == 0)
-		s->st.empty++;
-	if (s->wst.end != UNWIND_COMPLETE)
-		s->st.truncated++;
-	if (s->wst.js_frames == 0)
-		s->st.no_js++;
-	s->sink(s->sink_ctx, s->process_label, thread_label(s, t), s->frames, s->nframes);
+	for (size_t i = 0; i < s->nqueue; i++) {
+		struct captured_sample *c = &s->queue[i];
+		stackwalk_name_natives(s->sw, c->frames, c->n);
+		s->st.samples++;
+		if (c->n == 0)
+			s->st.empty++;
+		if (c->ws.end != UNWIND_COMPLETE)
+			s->st.truncated++;
+		if (c->ws.js_frames == 0)
+			s->st.no_js++;
+		s->sink(s->sink_ctx, s->process_label, thread_label(s, thread_by_tid(s, c->tid), c),
+			c->frames, c->n);
+		free(c->frames);
+	}
+	s->nqueue = 0;
 }
 
 static bool stop_requested(struct sampler *s)
@@ -220,6 +231,7 @@ static void wait_until(struct sampler *s, uint64_t until)
 {
 	for (;;) {
 		tracer_pump(s->tr);
+		deliver_queue(s);
 		uint64_t now = now_ns();
 		if (now >= until || stop_requested(s) || !tracer_alive(s->tr))
 			return;
@@ -235,9 +247,11 @@ static void wait_until(struct sampler *s, uint64_t until)
 	}
 }
 
-static void tick(struct sampler *s, uint64_t now, uint64_t interval)
+/* Ask every thread that is due to stop; the stops are handled as they arrive. */
+static void tick(struct sampler *s)
 {
 	s->st.ticks++;
+	uint64_t now = now_ns();
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
@@ -247,21 +261,13 @@ static void tick(struct sampler *s, uint64_t now, uint64_t interval)
 			continue;
 		if (!s->opts.idle && state != 'R')
 			continue;
-		if (!tracer_request_sample(s->tr, t, now_ns()))
-			continue;
-		/* a thread that does not stop within one interval is counted as missed (it will be
-		 * sampled when it does stop, and resumed in any case) */
-		size_t idx = i;
-		tracer_wait_thread(s->tr, t, interval);
-		t = &s->tr->threads[idx];
 		if (t->want_sample) {
-			t->want_sample = false; /* resumed untouched whenever it does stop */
-			s->st.missed++;
+			s->st.missed++; /* its previous stop has not arrived: it was not scheduled */
 			continue;
 		}
-		deliver(s, t);
+		tinfo_for(s, t->tid)->requested_state = state;
+		tracer_request_sample(s->tr, t, now);
 	}
-	(void)now;
 }
 
 void sampler_run(struct sampler *s)
@@ -292,7 +298,7 @@ void sampler_run(struct sampler *s)
 			tracer_scan_threads(s->tr);
 			last_scan = now;
 		}
-		tick(s, now, interval);
+		tick(s);
 		/* jitter: uniform in [0.5, 1.5) intervals, against aliasing with periodic work */
 		next += (uint64_t)((double)interval * (0.5 + rand01(s)));
 		now = now_ns();
@@ -311,28 +317,47 @@ void sampler_run(struct sampler *s)
 void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb, void *ctx)
 {
 	tracer_scan_threads(s->tr);
+	/* ask every thread at once: each is held only while its own stack is copied and walked */
+	uint64_t now = now_ns();
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
 			continue;
-		char state = tthread_proc_state(t);
-		size_t npause = s->st.npause;
-		s->have_sample = false;
-		if (tracer_request_sample(s->tr, t, now_ns()))
-			tracer_wait_thread(s->tr, t, timeout_ns);
-		t = &s->tr->threads[i];
+		tinfo_for(s, t->tid)->requested_state = tthread_proc_state(t);
+		tracer_request_sample(s->tr, t, now);
+	}
+	uint64_t deadline = now + timeout_ns;
+	for (;;) {
+		tracer_pump(s->tr);
+		bool pending = false;
+		for (size_t i = 0; i < s->tr->n; i++)
+			pending |= s->tr->threads[i].want_sample && s->tr->threads[i].state != TS_GONE;
+		now = now_ns();
+		if (!pending || now >= deadline)
+			break;
+		tracer_sleep(s->tr, deadline - now);
+	}
+	for (size_t i = 0; i < s->tr->n; i++) {
+		struct tthread *t = &s->tr->threads[i];
 		if (t->want_sample) {
-			t->want_sample = false;
+			t->want_sample = false; /* resumed untouched whenever it does stop */
 			s->st.missed++;
 		}
-		uint64_t pause = s->st.npause > npause ? s->st.pause_ns[s->st.npause - 1] : 0;
-		if (!s->have_sample) {
-			cb(ctx, t, t->tid == s->tr->pid ? "main" : "thread", state, NULL, 0, NULL, 0);
+		struct captured_sample *c = NULL;
+		for (size_t k = 0; k < s->nqueue; k++)
+			if (s->queue[k].tid == t->tid)
+				c = &s->queue[k];
+		if (!c) {
+			if (t->state != TS_GONE)
+				cb(ctx, t, t->tid == s->tr->pid ? "main" : "thread",
+				   tinfo_for(s, t->tid)->requested_state, NULL, 0, NULL, 0);
 			continue;
 		}
-		s->have_sample = false;
-		stackwalk_name_natives(s->sw, s->frames, s->nframes);
+		stackwalk_name_natives(s->sw, c->frames, c->n);
 		bool final;
-		cb(ctx, t, thread_role(s, t, &final), state, s->frames, s->nframes, &s->wst, pause);
+		cb(ctx, t, sampled_role(s, t, c, &final), c->state, c->frames, c->n, &c->ws, c->pause_ns);
 	}
+	for (size_t k = 0; k < s->nqueue; k++)
+		free(s->queue[k].frames);
+	s->nqueue = 0;
 }

@@ -28,17 +28,27 @@ struct sampler_opts {
 };
 
 struct sampler_stats {
-	unsigned long ticks, samples, empty, truncated, no_js, missed, behind;
+	unsigned long ticks, samples, empty, truncated, no_js, behind;
+	unsigned long missed; /* a thread was due but its previous stop had not arrived yet */
 	uint64_t start_ns, end_ns;
 	uint64_t *pause_ns; /* per sample: time the thread was held stopped */
 	size_t npause, cappause;
-	uint64_t max_lag_ns;
+	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	bool target_exited;
 	int exit_status;
 	bool stopped_by_signal;
 };
 
 struct thread_info; /* per-thread sampler state (labels) */
+
+struct captured_sample {
+	pid_t tid;
+	char state;          /* its /proc state when the sample was requested */
+	uint64_t pause_ns;   /* how long it was held stopped */
+	struct walk_stats ws;
+	int n;
+	struct frame *frames;
+};
 
 struct sampler {
 	struct sampler_opts opts;
@@ -55,11 +65,13 @@ struct sampler {
 	char process_comm[17];
 	uint64_t rng;          /* xorshift state for jitter */
 	uint64_t last_maps_refresh;
-	/* the current sample, captured while the thread was stopped */
+	/* scratch for the sample being captured while its thread is stopped */
 	struct frame frames[STACKWALK_MAX_FRAMES + 8];
 	int nframes;
-	bool have_sample;
 	struct walk_stats wst;
+	/* captured samples waiting for stage 2 (native names, labels, the sink) */
+	struct captured_sample *queue;
+	size_t nqueue, capqueue;
 	struct thread_info *tinfo;
 	size_t ntinfo, captinfo;
 };
@@ -72,8 +84,6 @@ void sampler_free(struct sampler *s);
 void sampler_on_stop(void *ctx, struct tthread *t);
 /* Run until duration, a stop request or the target's exit. */
 void sampler_run(struct sampler *s);
-/* Walk one stopped thread now: fills s->frames. Returns false on failure. */
-bool sampler_capture(struct sampler *s, struct tthread *t);
 
 /* One-shot: stop each thread in turn (whatever its state), walk it, resume it, and hand the
  * stack to cb with the thread's role ("main", "worker", its kernel name…), its /proc state

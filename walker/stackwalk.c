@@ -11,6 +11,7 @@
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
+#include "prefetch.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -264,6 +265,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
+	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw);
 	int n = 0;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
@@ -272,6 +274,11 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		struct pc_info pi;
 		/* a return address may sit just past its function: classify pc - 1 */
 		v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
+		/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8
+		 * module that no unwind information covers */
+		if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
+		    (size_t)(pi.mod - sw->as->mods) == sw->rt->mod)
+			pi.cls = PC_BUILTIN;
 		if (pi.cls == PC_NATIVE || !sw->rt) {
 			struct frame *f = push(out, &n, max, FK_NATIVE, rf->pc);
 			if (f)

@@ -279,31 +279,6 @@ int tracer_pump(struct tracer *tr)
 	return handled;
 }
 
-void tracer_wait_thread(struct tracer *tr, struct tthread *t, uint64_t timeout_ns)
-{
-	uint64_t deadline = now_ns() + timeout_ns;
-	size_t idx = (size_t)(t - tr->threads);
-	while (tr->threads[idx].state != TS_GONE &&
-	       (tr->threads[idx].want_sample || tr->threads[idx].interrupting)) {
-		int status;
-		pid_t tid = waitpid(tr->threads[idx].tid, &status, WNOHANG | __WALL);
-		if (tid > 0) {
-			handle_status(tr, tid, status);
-			continue;
-		}
-		if (tid < 0 && errno == ECHILD) {
-			mark_gone(&tr->threads[idx]);
-			break;
-		}
-		uint64_t now = now_ns();
-		if (now >= deadline)
-			break;
-		tracer_sleep(tr, deadline - now);
-	}
-	/* events of other threads that queued meanwhile */
-	tracer_pump(tr);
-}
-
 void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns)
 {
 	for (size_t i = 0; i < tr->n; i++) {

@@ -60,8 +60,6 @@ bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now);
 int tracer_pump(struct tracer *tr);
 /* Sleep until a child event arrives or timeout_ns passes. */
 void tracer_sleep(struct tracer *tr, uint64_t timeout_ns);
-/* Wait up to timeout_ns for a specific thread's requested stop to be handled. */
-void tracer_wait_thread(struct tracer *tr, struct tthread *t, uint64_t timeout_ns);
 /* Resume a thread we hold stopped. */
 void tracer_resume(struct tracer *tr, struct tthread *t);
 /* Detach from every thread (each is stopped briefly first, as PTRACE_DETACH requires). */

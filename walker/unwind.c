@@ -67,6 +67,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			how = signal ? FRAME_SIGNAL_RESUME : FRAME_CFI;
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */
+			out[n - 1].no_cfi = true;
 			uint64_t fp = cur.r[DW_RBP], saved[2];
 			if (!reg_ok(&cur, DW_RBP) || fp == 0) {
 				*end = UNWIND_FP_END;

@@ -24,6 +24,7 @@ struct raw_frame {
 	uint64_t sp, fp;
 	uint8_t how; /* enum frame_how */
 	bool fp_ok;
+	bool no_cfi; /* no unwind info covers pc: the caller was found by the frame-pointer chain */
 };
 
 enum unwind_end {

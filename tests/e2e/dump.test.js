@@ -49,7 +49,7 @@ test('--dump text: one block per thread', async (t) => {
   assert.match(r.stdout, new RegExp(`^Process ${fx.pid} \\([^)]+\\): Node `));
   assert.match(r.stdout, new RegExp(`\\nThread ${fx.pid} "main" \\(`));
   assert.match(r.stdout, /  #0 {3}0x[0-9a-f]{16} /);
-  assert.match(r.stdout, /#\d+ +0x[0-9a-f]{16} uv_run \(node\)\n/);
+  assert.match(r.stdout, /#\d+ +0x[0-9a-f]{16} uv_run \((node|libuv[^)]*)\)\n/);
   assert.ok(await fx.ping(), fx.describe());
 });
 

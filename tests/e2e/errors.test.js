@@ -55,6 +55,36 @@ test('a process that is not node', async (t) => {
   assert.strictEqual(h.tracerPid(child.pid), 0, 'never attached');
 });
 
+function childrenOf(pid) {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try { return /PPid:\s+(\d+)/.exec(fs.readFileSync(`/proc/${d}/status`, 'utf8'))[1] === String(pid); } catch { return false; }
+  }).map(Number);
+}
+
+test('a wrapper process points at its node child', async (t) => {
+  // e.g. `npm start` or a shell script: the node is a child of the pid the user gave
+  const sh = spawn('sh', ['-c', `${h.NODE} ${path.join(h.FIXTURES, 'chain.js')}; true`],
+    { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, ...h.NODE_ENV } });
+  t.after(() => { try { process.kill(-sh.pid); } catch { sh.kill('SIGKILL'); } });
+  let child = 0;
+  for (let i = 0; i < 100 && !child; i++) {
+    await h.sleep(50);
+    child = childrenOf(sh.pid)[0] || 0;
+  }
+  assert.ok(child, 'the shell started node');
+  // wait until the child has exec'd node (not just forked from sh)
+  const real = fs.realpathSync(h.NODE);
+  for (let i = 0; i < 200; i++) {
+    try { if (fs.readlinkSync(`/proc/${child}/exe`) === real) break; } catch { /* not yet */ }
+    await h.sleep(25);
+  }
+  await h.sleep(200);
+  const r = await h.runV8walk(['--pid', String(sh.pid), '--duration', '1']);
+  assert.strictEqual(r.code, 1);
+  assert.match(oneLine(r.stderr), new RegExp(`is not a Node.js process: .* \\(its child ${child} \\([^)]+\\) runs node: try --pid ${child}\\)$`));
+  process.kill(child, 'SIGKILL');
+});
+
 test('a V8 binary without postmortem metadata', async (t) => {
   const pid = await fakeTarget(t, 'NO_METADATA');
   const r = await h.runV8walk(['--pid', String(pid)]);
@@ -115,13 +145,13 @@ test('a stripped node still works: the metadata lives in .dynsym', async (t) => 
     'JS still named');
 });
 
+// The harness with another node binary (same library directory, if any).
 function startWith(node, fixture) {
   const saved = process.env.NODE_UNDER_TEST;
   process.env.NODE_UNDER_TEST = node;
   delete require.cache[require.resolve('./harness')];
   const h2 = require('./harness');
   process.env.NODE_UNDER_TEST = saved;
-  if (saved === undefined) delete process.env.NODE_UNDER_TEST;
   delete require.cache[require.resolve('./harness')];
   return h2.startFixture(fixture);
 }

@@ -9,10 +9,13 @@ const readline = require('node:readline');
 const ROOT = path.resolve(__dirname, '..', '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
 const NODE = process.env.NODE_UNDER_TEST || process.execPath;
+// a node built as a shared library (Debian's libnode) needs its library directory
+const NODE_LIBDIR = process.env.NODE_UNDER_TEST_LIBDIR || '';
+const NODE_ENV = NODE_LIBDIR ? { LD_LIBRARY_PATH: NODE_LIBDIR } : {};
 const FIXTURES = path.join(ROOT, 'fixtures');
 
 function nodeVersion() {
-  return spawnSync(NODE, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  return spawnSync(NODE, ['--version'], { encoding: 'utf8', env: { ...process.env, ...NODE_ENV } }).stdout.trim();
 }
 
 // Start a fixture; resolves once it printed its {"ready": true, …} line.
@@ -25,7 +28,7 @@ function startScript(script, { args = [], nodeArgs = [], env = {}, cwd } = {}) {
   const name = path.basename(script);
   const child = spawn(NODE, [...nodeArgs, script, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...NODE_ENV, ...env },
     cwd,
   });
   const rl = readline.createInterface({ input: child.stdout });
@@ -143,6 +146,7 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, FIXTURES, nodeVersion, startFixture, startScript, runV8walk, startV8walk, parseFolded,
+  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, nodeVersion, startFixture, startScript, runV8walk,
+  startV8walk, parseFolded,
   parseJsFrame, procState, threadStates, tracerPid, sleep, hasChain,
 };

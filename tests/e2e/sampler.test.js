@@ -39,7 +39,7 @@ test('hot chain outer → middle → leaf: named from the heap, at the lines bei
     { name: 'leaf', file: truth.file },
   ];
   const { hot, good, total } = chainSamples(stacks, chain);
-  assert.ok(total >= 100, `expected ~300 samples at 99 Hz for 3 s, got ${total}`);
+  assert.ok(total >= 60, `expected ~300 samples at 99 Hz for 3 s (fewer on a loaded machine), got ${total}`);
   assert.ok(hot >= total * 0.5, `only ${hot}/${total} samples in leaf`);
   assert.ok(good >= hot * 0.95, `chain with names, file and call-site lines in ${good}/${hot} hot samples\n${r.stdout.slice(0, 3000)}`);
   const leafLines = new Set();
@@ -87,7 +87,9 @@ test('mixed native and JS frames: libuv below, JS entry in between', async (t) =
   assert.ok(withLeaf.length > 0);
   for (const s of withLeaf) {
     const i = s.frames.indexOf('uv_run');
-    const e = s.frames.indexOf('Builtins_JSEntry');
+    // the JS entry: its builtin's name, or its frame type where the builtins have no symbols
+    // (a stripped libnode)
+    const e = s.frames.findIndex((f) => f === 'Builtins_JSEntry' || f === '<EntryFrame>');
     const j = s.frames.findIndex((f) => f.startsWith('outer ('));
     assert.ok(i > 0 && e > i && j > e, `uv_run < JSEntry < outer in ${s.frames.join(';')}`);
     assert.ok(s.frames.includes('node::Start') || s.frames.some((f) => f.startsWith('node::')),
@@ -152,4 +154,24 @@ test('-o writes the profile to a file and stdout stays empty', async (t) => {
   assert.strictEqual(r.stdout, '');
   const stacks = h.parseFolded(require('node:fs').readFileSync(out, 'utf8'));
   assert.ok(stacks.length > 0);
+});
+
+test('on-CPU by default; --idle also samples sleeping threads (wall clock)', async (t) => {
+  const fx = await h.startFixture('workers.js');
+  t.after(() => fx.stop());
+  const mainSamples = (stacks) => stacks.filter((s) => s.frames[1] === `main (${fx.pid})`)
+    .reduce((a, s) => a + s.count, 0);
+  const cpu = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2']);
+  assert.strictEqual(cpu.code, 0, cpu.stderr);
+  const wall = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2', '--idle']);
+  assert.strictEqual(wall.code, 0, wall.stderr);
+  const idleMain = mainSamples(h.parseFolded(cpu.stdout));
+  const wallStacks = h.parseFolded(wall.stdout);
+  const wallMain = mainSamples(wallStacks);
+  // the main thread only waits for its workers: rarely on CPU, but always there in wall-clock mode
+  assert.ok(idleMain < 20, `main thread on CPU in ${idleMain} samples`);
+  assert.ok(wallMain > 99, `main thread in ${wallMain} wall-clock samples`);
+  assert.ok(wallStacks.some((s) => s.frames[1] === `main (${fx.pid})` && /epoll/.test(s.frames[s.frames.length - 1])),
+    'the idle main thread waits in epoll');
+  assert.ok(await fx.ping(), fx.describe());
 });

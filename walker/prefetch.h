@@ -1,0 +1,15 @@
+/* prefetch.h — before the JS frames of a stack are decoded, copy the heap objects they will read
+ * (functions, their maps, SharedFunctionInfos) in a few batched reads instead of dozens of small
+ * ones: on a live target that is one process_vm_readv per batch while the thread is stopped. */
+#ifndef V8WALK_PREFETCH_H
+#define V8WALK_PREFETCH_H
+
+#include "../symtab/addrspace.h"
+#include "../v8/runtime.h"
+#include "memsrc.h"
+#include "unwind.h"
+
+void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
+			 const struct raw_frame *raw, int n);
+
+#endif
