@@ -140,7 +140,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		fprintf(out, ",\"column\":%d", f->col);
 	else
 		fputs(",\"column\":null", out);
-	if (f->pc)
+	if (f->pc && f->kind != FK_JS_INLINED) /* an inlined frame has no pc of its own */
 		fprintf(out, ",\"pc\":\"0x%" PRIx64 "\"", f->pc);
 	else
 		fputs(",\"pc\":null", out);

@@ -134,9 +134,9 @@ function record(config, scenario, rows) {
 }
 
 for (const cfg of CONFIGS) {
-  test(`exact frames: ${cfg.name}`, async (t) => {
+  test(`[lines] exact frames: ${cfg.name}`, async (t) => {
     if (cfg.when && !cfg.when()) {
-      t.diagnostic(`${cfg.name}: not available in this node (${h.nodeVersion()})`);
+      t.skip(`${cfg.name}: not available in this node (${h.nodeVersion()})`);
       return;
     }
     const release = path.join(tmp, `release-${cfg.name}`);
@@ -187,3 +187,26 @@ for (const cfg of CONFIGS) {
     assert.ok(await fx.ping(), fx.describe());
   });
 }
+
+test('[inlining] TurboFan inlined inl1 → inl4 (and holdHere): one inlined frame each, at its own position', async (t) => {
+  const cfg = CONFIGS.find((c) => c.name === 'turbofan');
+  const release = path.join(tmp, 'release-inlining');
+  const fx = await h.startScript(path.join(h.FIXTURES, 'positions.js'), {
+    nodeArgs: cfg.args, args: ['--release', release, '--tier', cfg.tier, '--only', 'inline'],
+  });
+  t.after(() => fx.stop());
+  const msg = await fx.next((m) => m.scenario, 120000);
+  const { js, at } = await dumpHeld(fx, false);
+  fs.writeFileSync(release, '');
+  const truth = (await fx.next((m) => m.truth === msg.scenario, 120000)).frames;
+  // inlining decisions vary by V8 version (inl4 or holdHere may stay calls of their own), but
+  // inlineTop's TurboFan frame holds at least inl1, and every frame is where Error.stack puts it
+  const names = js.slice(at + 1).map((f) => f.name);
+  assert.deepStrictEqual(names.slice(0, 5), ['inl4', 'inl3', 'inl2', 'inl1', 'inlineTop'], JSON.stringify(js, null, 1));
+  const byName = Object.fromEntries(js.slice(at + 1, at + 6).map((f) => [f.name, f]));
+  assert.deepStrictEqual([byName.inlineTop.kind, byName.inlineTop.tier], ['js', 'turbofan']);
+  assert.deepStrictEqual([byName.inl1.kind, byName.inl1.tier, byName.inl1.pc], ['inlined', 'turbofan', null]);
+  const rows = compare(js.slice(at + 1), truth.slice(1));
+  assert.deepStrictEqual(rows.filter((r) => r.diff.length), [], formatRows(rows));
+  assert.ok(await fx.ping(), fx.describe());
+});
