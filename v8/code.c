@@ -34,7 +34,8 @@ static uint32_t u32_at(const uint8_t *hdr, int32_t off)
 	return v;
 }
 
-bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
+/* Decode a Code header; `known_map` (0 = none) is a map already known to be Code's. */
+static bool code_read(const struct v8_heap *h, uint64_t code, uint64_t known_map, struct v8_code *out)
 {
 	const struct v8_layout *L = h->L;
 	/* fields read from the header; the instruction start is one unless instructions are inline */
@@ -44,14 +45,14 @@ bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
 	for (size_t i = 0; i < nfields; i++)
 		if (!v8_has(L, fields[i]) || L->v[fields[i]] < 0 || L->v[fields[i]] + 8 > HEADER_READ)
 			return false;
-	if (!v8_has(L, L_CODE_INSTR_START))
-		return false;
-	if (!v8_is_heap_object(code) || !v8_is(h, code, L_T_CODE))
-		return false;
 	uint8_t hdr[HEADER_READ];
-	if (!v8_read_obj(h, code, 0, hdr, sizeof(hdr)))
+	if (!v8_has(L, L_CODE_INSTR_START) || !v8_is_heap_object(code) ||
+	    !v8_read_obj(h, code, 0, hdr, sizeof(hdr)))
 		return false;
 	memset(out, 0, sizeof(*out));
+	out->map = word_at(hdr, L->v[L_HEAPOBJECT_MAP]);
+	if (out->map != known_map && !v8_is(h, code, L_T_CODE))
+		return false;
 	out->code = code;
 	uint32_t flags = u32_at(hdr, L->v[L_CODE_FLAGS]);
 	out->kind = (int)((flags & (uint32_t)L->v[L_CODE_KIND_MASK]) >> L->v[L_CODE_KIND_SHIFT]);
@@ -67,6 +68,11 @@ bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
 	out->spt = word_at(hdr, L->v[L_CODE_SPT]);
 	out->deopt = word_at(hdr, L->v[L_CODE_DEOPT_DATA]);
 	return out->start != 0;
+}
+
+bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
+{
+	return code_read(h, code, 0, out);
 }
 
 void code_finder_init(struct code_finder *cf)
@@ -94,8 +100,8 @@ static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t
 			continue;
 		/* the Code may have died and its memory been reused: read it again */
 		struct v8_code now;
-		if (v8_code_read(h, c->code, &now) && now.start == c->start && now.size == c->size &&
-		    now.kind == c->kind) {
+		if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
+		    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt) {
 			*out = now;
 			cf->hits++;
 			return true;
@@ -144,9 +150,11 @@ static bool try_holder(struct code_finder *cf, const struct v8_heap *h, const st
 	if (!s->inline_code && !v8_field(h, x + 1, s->back_ptr, &code))
 		return false;
 	struct v8_code c;
-	if (!v8_code_read(h, code, &c) || c.start != x + (uint64_t)s->body || !v8_code_contains(&c, pc))
+	if (!code_read(h, code, cf->code_map, &c) || c.start != x + (uint64_t)s->body ||
+	    !v8_code_contains(&c, pc))
 		return false;
 	cf->holder_map = map;
+	cf->code_map = c.map;
 	*out = c;
 	return true;
 }
@@ -185,7 +193,8 @@ static bool scan(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, s
 bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
 	       struct v8_code *out)
 {
-	if (hint && v8_code_read(h, hint, out) && v8_code_contains(out, pc)) {
+	if (hint && code_read(h, hint, cf->code_map, out) && v8_code_contains(out, pc)) {
+		cf->code_map = out->map;
 		struct holder_shape s;
 		uint64_t map;
 		if (!cf->holder_map && holder_shape(h->L, &s) && s.body > 0 &&

@@ -17,6 +17,7 @@ enum code_tier { CT_OTHER, CT_BASELINE, CT_MAGLEV, CT_TURBOFAN };
 
 struct v8_code {
 	uint64_t code;        /* tagged Code */
+	uint64_t map;         /* its map (a cache hit whose header still has it skips the type check) */
 	uint64_t start, size; /* instructions */
 	int kind;             /* CodeKind value of this V8 */
 	enum code_tier tier;
@@ -37,6 +38,7 @@ struct code_finder {
 	struct v8_code cache[CODE_CACHE_SLOTS]; /* found before; re-read on every hit */
 	unsigned next_slot;    /* round-robin replacement */
 	uint64_t holder_map;   /* learned map of InstructionStream (or Code) */
+	uint64_t code_map;     /* learned map of Code */
 	unsigned long hits, scans, scan_fail;
 };
 

@@ -1,9 +1,13 @@
 /* inlining.c — expanding inlined frames from deoptimization data. */
 #include "inlining.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
 #include "spt.h"
 
-enum { INLINING_RECORD = 16, MAX_INLINING_DEPTH = 64 };
+enum { INLINING_RECORD = 16, MAX_INLINING_DEPTH = 64, MAX_RECORDS = 4096 };
 
 static bool deopt_get(const struct v8_heap *h, uint64_t deopt, enum v8_item index, uint64_t *v)
 {
@@ -40,48 +44,63 @@ static uint64_t inlined_sfi(const struct v8_heap *h, uint64_t literals, int32_t 
 	return v8_is(h, v, L_T_SFI) ? v : 0;
 }
 
-int inlining_expand(const struct v8_heap *h, uint64_t deopt, uint64_t position,
-		    struct inline_frame *out, int max)
+bool inlining_load(const struct v8_heap *h, uint64_t deopt, struct inlining_data *d)
 {
-	uint64_t outer = deopt_outer_sfi(h, deopt);
-	if (!outer || max <= 0)
+	memset(d, 0, sizeof(*d));
+	d->outer = deopt_outer_sfi(h, deopt);
+	if (!d->outer)
+		return false;
+	uint64_t count, literals, records;
+	if (!deopt_get(h, deopt, L_DEOPT_INLINED_COUNT, &count) || !v8_is_smi(count) ||
+	    v8_smi_value(count) <= 0 || !deopt_get(h, deopt, L_DEOPT_LITERALS, &literals) ||
+	    !v8_is_fixed_array_like(h, literals) || !deopt_get(h, deopt, L_DEOPT_INLINING_POS, &records) ||
+	    !v8_is_byte_array_like(h, records))
+		return true; /* nothing inlined, or nothing readable: positions stay in the outer function */
+	int64_t n = v8_array_length(h, records) / INLINING_RECORD;
+	if (n <= 0 || n > MAX_RECORDS)
+		return true;
+	struct {
+		uint64_t position;
+		int32_t function_id;
+		int32_t pad;
+	} *raw = xmalloc((size_t)n * INLINING_RECORD);
+	if (v8_read_obj(h, records, h->L->v[L_FIXED_ARRAY_DATA], raw, (size_t)n * INLINING_RECORD)) {
+		d->records = xcalloc((size_t)n, sizeof(*d->records));
+		d->nrecords = (int)n;
+		for (int64_t i = 0; i < n; i++) {
+			d->records[i].position = raw[i].position;
+			d->records[i].sfi = raw[i].function_id >= 0
+						? inlined_sfi(h, literals, raw[i].function_id)
+						: d->outer;
+		}
+	}
+	free(raw);
+	return true;
+}
+
+void inlining_free(struct inlining_data *d)
+{
+	free(d->records);
+	memset(d, 0, sizeof(*d));
+}
+
+int inlining_expand(const struct inlining_data *d, uint64_t position, struct inline_frame *out,
+		    int max)
+{
+	if (!d->outer || max <= 0)
 		return 0;
 	int n = 0;
-	int32_t id = srcpos_inlining_id(position);
-	uint64_t literals = 0, records = 0;
-	int64_t nrecords = 0;
-	if (id >= 0) {
-		uint64_t count;
-		if (!deopt_get(h, deopt, L_DEOPT_INLINED_COUNT, &count) || !v8_is_smi(count) ||
-		    !deopt_get(h, deopt, L_DEOPT_LITERALS, &literals) ||
-		    !v8_is_fixed_array_like(h, literals) ||
-		    !deopt_get(h, deopt, L_DEOPT_INLINING_POS, &records) ||
-		    !v8_is_byte_array_like(h, records))
-			id = -1; /* cannot expand: show the position in the outermost function */
-		else
-			nrecords = v8_array_length(h, records) / INLINING_RECORD;
-	}
-	int32_t last = INT32_MAX;
+	int32_t id = srcpos_inlining_id(position), last = INT32_MAX;
 	while (id >= 0 && n < max - 1 && n < MAX_INLINING_DEPTH) {
-		struct {
-			uint64_t position;
-			int32_t function_id;
-			int32_t pad;
-		} rec;
 		/* ids strictly decrease towards the outermost function: anything else is garbage */
-		if (id >= last || id >= nrecords ||
-		    !v8_read_obj(h, records, h->L->v[L_FIXED_ARRAY_DATA] + id * INLINING_RECORD, &rec,
-				 sizeof(rec)))
+		if (id >= last || id >= d->nrecords || !d->records[id].sfi)
 			break;
-		uint64_t sfi = rec.function_id >= 0 ? inlined_sfi(h, literals, rec.function_id) : outer;
-		if (!sfi)
-			break;
-		out[n++] = (struct inline_frame){sfi, srcpos_script_offset(position), true};
+		out[n++] = (struct inline_frame){d->records[id].sfi, srcpos_script_offset(position), true};
 		last = id;
-		position = rec.position;
+		position = d->records[id].position;
 		id = srcpos_inlining_id(position);
 	}
 	/* an expansion that stopped early leaves the outermost position unknown */
-	out[n++] = (struct inline_frame){outer, id >= 0 ? -1 : srcpos_script_offset(position), false};
+	out[n++] = (struct inline_frame){d->outer, id >= 0 ? -1 : srcpos_script_offset(position), false};
 	return n;
 }

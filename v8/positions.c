@@ -1,11 +1,13 @@
-/* positions.c — current source positions of JS frames, per tier. */
+/* positions.c — current source positions of JS frames, per tier. What a Code object or a
+ * BytecodeArray yields once read (position tables, bytecodes, inlining data) is kept per object
+ * and reused while the object's identifying fields still match, so that a sample costs few reads
+ * of the stopped target. */
 #include "positions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "bytecode.h"
-#include "inlining.h"
 #include "spt.h"
 
 void positions_init(struct positions *p)
@@ -14,37 +16,102 @@ void positions_init(struct positions *p)
 	code_finder_init(&p->codes);
 }
 
+static void drop(struct decoded *d)
+{
+	free(d->table);
+	free(d->bytecodes);
+	inlining_free(&d->inl);
+	memset(d, 0, sizeof(*d));
+}
+
 void positions_free(struct positions *p)
 {
+	for (int i = 0; i < DECODED_SLOTS; i++)
+		drop(&p->decoded[i]);
 	bytecode_sizes_free(&p->sizes);
 	memset(p, 0, sizeof(*p));
 }
 
-/* Raw SourcePosition of a code offset in a position table object. */
-static bool table_lookup(const struct v8_heap *h, uint64_t table, int64_t code_offset, uint64_t *pos)
+/* The cached decoding of obj whose identity is id[], or a fresh slot for it. */
+static struct decoded *slot_for(struct positions *p, uint64_t obj, const uint64_t id[3], bool *fresh)
 {
-	uint8_t *b;
-	size_t n;
-	if (!table || !v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &b, &n))
-		return false;
-	bool ok = spt_lookup(b, n, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
-	free(b);
-	return ok;
+	for (int i = 0; i < DECODED_SLOTS; i++) {
+		struct decoded *d = &p->decoded[i];
+		if (d->obj == obj && !memcmp(d->id, id, sizeof(d->id))) {
+			*fresh = false;
+			p->decoded_hits++;
+			return d;
+		}
+	}
+	struct decoded *d = &p->decoded[p->next_slot];
+	p->next_slot = (p->next_slot + 1) % DECODED_SLOTS;
+	drop(d);
+	d->obj = obj;
+	memcpy(d->id, id, sizeof(d->id));
+	*fresh = true;
+	return d;
 }
 
-int32_t positions_bytecode_offset_position(const struct v8_heap *h, uint64_t bca, int64_t offset)
+static void read_table(const struct v8_heap *h, uint64_t table, struct decoded *d)
 {
-	uint64_t pos;
-	return table_lookup(h, bca_position_table(h, bca), offset, &pos) ? srcpos_script_offset(pos) : -1;
+	d->have_table = table && v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &d->table, &d->tn);
+}
+
+/* A Code object's tables: its position table (the bytecode-offset table for baseline code) and,
+ * for optimized code, what inlining expansion needs. */
+static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h, const struct v8_code *c)
+{
+	uint64_t id[3] = {c->start, c->size << 8 | (uint64_t)c->kind, c->spt ^ (c->deopt << 1)};
+	bool fresh;
+	struct decoded *d = slot_for(p, c->code, id, &fresh);
+	if (fresh) {
+		read_table(h, c->spt, d);
+		if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
+			inlining_load(h, c->deopt, &d->inl);
+	}
+	return d;
+}
+
+/* A BytecodeArray's position table (absent with lazy source positions) and, on request, its
+ * bytecodes. */
+static struct decoded *decoded_bca(struct positions *p, const struct v8_heap *h, uint64_t bca,
+				   bool need_bytecodes)
+{
+	int64_t len = bca_length(h, bca);
+	uint64_t table = bca_position_table(h, bca);
+	if (len < 0)
+		return NULL;
+	uint64_t id[3] = {(uint64_t)len, table, 0};
+	bool fresh;
+	struct decoded *d = slot_for(p, bca, id, &fresh);
+	if (fresh)
+		read_table(h, table, d);
+	if (need_bytecodes && !d->bytecodes)
+		bca_bytecodes(h, bca, &d->bytecodes, &d->bn);
+	return d;
+}
+
+static bool lookup(const struct v8_heap *h, const struct decoded *d, int64_t code_offset, uint64_t *pos)
+{
+	return d && d->have_table &&
+	       spt_lookup(d->table, d->tn, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
 }
 
 static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, uint64_t bca,
 				 int64_t offset)
 {
-	int32_t pos = positions_bytecode_offset_position(h, bca, offset);
-	if (pos < 0)
+	uint64_t pos;
+	if (!lookup(h, decoded_bca(p, h, bca, false), offset, &pos)) {
 		p->no_table++;
-	return pos;
+		return -1;
+	}
+	return srcpos_script_offset(pos);
+}
+
+int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
+					   uint64_t bca, int64_t offset)
+{
+	return bytecode_position(p, h, bca, offset);
 }
 
 static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)
@@ -77,36 +144,44 @@ static bool baseline_code_of(const struct v8_heap *h, const struct v8_code *c, u
 
 /* Does this Code run the frame's function? Optimized code names its SharedFunctionInfo in the
  * deoptimization data. */
-static bool code_runs(const struct v8_heap *h, const struct v8_code *c, uint64_t sfi, uint64_t bca)
+static bool code_runs(struct positions *p, const struct v8_heap *h, const struct v8_code *c,
+		      uint64_t sfi, uint64_t bca)
 {
 	if (c->tier == CT_BASELINE)
 		return baseline_code_of(h, c, sfi, bca);
 	if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
-		return deopt_outer_sfi(h, c->deopt) == sfi;
+		return decoded_code(p, h, c)->inl.outer == sfi;
 	return false;
 }
+
+/* The place in a frame's machine code: the Code, the pc in it, and whether pc is a return
+ * address. */
+struct code_site {
+	struct v8_code c;
+	uint64_t pc;
+	bool is_return;
+};
 
 /* The frame's code and the PC in it: the site's pc when it is in this frame's code, else a
  * return address the caller of a frameless builtin (or prologue) left above the stack pointer. */
 static bool frame_code(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
-		       const struct js_site *site, uint64_t sfi, struct v8_code *c, uint64_t *pc,
-		       bool *is_return)
+		       const struct js_site *site, uint64_t sfi, struct code_site *cs)
 {
 	uint64_t hint = function_code_hint(h, vf->function);
 	uint64_t bca = v8_is_bytecode_array(h, vf->bytecode_array) ? vf->bytecode_array : 0;
 	if (site->pc_in_frame) {
 		uint64_t probe = site->top ? site->pc : site->pc - 1;
-		if (code_find(&p->codes, h, probe, hint, c) && code_runs(h, c, sfi, bca)) {
-			*pc = site->pc;
-			*is_return = !site->top;
+		if (code_find(&p->codes, h, probe, hint, &cs->c) && code_runs(p, h, &cs->c, sfi, bca)) {
+			cs->pc = site->pc;
+			cs->is_return = !site->top;
 			return true;
 		}
 	}
 	for (int i = 0; site->top && !site->pc_in_frame && i < site->ncandidates; i++) {
 		uint64_t ra = site->ret_candidates[i];
-		if (code_find(&p->codes, h, ra - 1, hint, c) && code_runs(h, c, sfi, bca)) {
-			*pc = ra;
-			*is_return = true;
+		if (code_find(&p->codes, h, ra - 1, hint, &cs->c) && code_runs(p, h, &cs->c, sfi, bca)) {
+			cs->pc = ra;
+			cs->is_return = true;
 			return true;
 		}
 	}
@@ -140,30 +215,20 @@ static int interpreted(struct positions *p, const struct v8_heap *h, const struc
 	return 1;
 }
 
-/* The place in a frame's machine code: the Code, the pc in it, and whether pc is a return
- * address. */
-struct code_site {
-	struct v8_code c;
-	uint64_t pc;
-	bool is_return;
-};
-
 static int baseline(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
 		    const struct code_site *cs, struct js_position *out)
 {
 	out->tier = TIER_BASELINE;
 	if (!p->sizes.count || !cs)
 		return 1;
-	uint8_t *table = NULL, *bc = NULL;
-	size_t tn, bn;
+	const struct decoded *code = decoded_code(p, h, &cs->c);
+	const struct decoded *bc = decoded_bca(p, h, vf->bytecode_array, true);
 	int64_t offset;
-	if (v8_byte_array_read(h, cs->c.spt, V8_TABLE_MAX_BYTES, &table, &tn) &&
-	    bca_bytecodes(h, vf->bytecode_array, &bc, &bn) &&
-	    baseline_bytecode_offset(&p->sizes, table, tn, bc, bn, cs->pc - cs->c.start, &offset) &&
+	if (code->have_table && bc && bc->bytecodes &&
+	    baseline_bytecode_offset(&p->sizes, code->table, code->tn, bc->bytecodes, bc->bn,
+				     cs->pc - cs->c.start, &offset) &&
 	    (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
 		out->source = POS_BASELINE;
-	free(table);
-	free(bc);
 	return 1;
 }
 
@@ -171,14 +236,15 @@ static int optimized(struct positions *p, const struct v8_heap *h, const struct 
 		     struct js_position *out, int max)
 {
 	uint64_t pos;
+	const struct decoded *d = decoded_code(p, h, &cs->c);
 	out->tier = tier_of(cs->c.tier);
 	/* V8 looks up the instruction before a return address: the call itself */
-	if (!table_lookup(h, cs->c.spt, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
+	if (!lookup(h, d, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
 		p->no_table++;
 		return 1;
 	}
 	struct inline_frame fr[64];
-	int n = inlining_expand(h, cs->c.deopt, pos, fr, max < 64 ? max : 64);
+	int n = inlining_expand(&d->inl, pos, fr, max < 64 ? max : 64);
 	for (int i = 0; i < n; i++) {
 		out[i] = out[0];
 		out[i].sfi = fr[i].sfi;
@@ -206,7 +272,7 @@ int js_frame_positions(struct positions *p, const struct v8_heap *h, const struc
 	 * in builtins, so their pc is never JIT code. */
 	struct code_site cs;
 	bool have_code = (site->pc_in_jit || (site->top && !site->pc_in_frame)) &&
-			 frame_code(p, h, vf, site, sfi, &cs.c, &cs.pc, &cs.is_return);
+			 frame_code(p, h, vf, site, sfi, &cs);
 	if (have_code && (cs.c.tier == CT_MAGLEV || cs.c.tier == CT_TURBOFAN))
 		return optimized(p, h, &cs, out, max);
 	/* interpreted and baseline frames keep their BytecodeArray; the next slot tells them apart

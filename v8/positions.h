@@ -19,6 +19,7 @@
 #include "code.h"
 #include "frames.h"
 #include "heap.h"
+#include "inlining.h"
 
 /* Where a JS frame was found, as the stack walker knows it. */
 struct js_site {
@@ -49,10 +50,26 @@ struct js_position {
 	bool inlined;
 };
 
+/* What one Code object or BytecodeArray yielded, kept while its identifying fields match. */
+struct decoded {
+	uint64_t obj;           /* the Code or BytecodeArray (0 = free slot) */
+	uint64_t id[3];         /* Code: start, size/kind, tables; BytecodeArray: length, table */
+	uint8_t *table;         /* position table (baseline Code: bytecode-offset table) */
+	size_t tn;
+	bool have_table;
+	uint8_t *bytecodes;     /* BytecodeArray, read when a baseline frame needs them */
+	size_t bn;
+	struct inlining_data inl; /* optimized Code */
+};
+
+enum { DECODED_SLOTS = 256 };
+
 struct positions {
 	struct code_finder codes;
 	struct bytecode_sizes sizes; /* from the V8 binary; baseline frames need them */
-	unsigned long no_code, no_table;
+	struct decoded decoded[DECODED_SLOTS];
+	unsigned next_slot;
+	unsigned long no_code, no_table, decoded_hits;
 };
 
 void positions_init(struct positions *p);
@@ -64,6 +81,7 @@ int js_frame_positions(struct positions *p, const struct v8_heap *h, const struc
 		       const struct js_site *site, struct js_position *out, int max);
 
 /* The script offset of a bytecode offset in a BytecodeArray (-1 when the table is missing). */
-int32_t positions_bytecode_offset_position(const struct v8_heap *h, uint64_t bca, int64_t offset);
+int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
+					   uint64_t bca, int64_t offset);
 
 #endif

@@ -85,7 +85,10 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 	f->name = callsite_name(&sw->callsites, h, cs);
 	f->file = callsite_file(&sw->callsites, h, fn);
 	f->def_line = fn->def_line;
-	struct v8_script *s = fn->has_script ? script_get(&sw->scripts, h, fn->script) : NULL;
+	/* the function cache validated the SharedFunctionInfo, whose script field is unchanged */
+	struct v8_script *s = NULL;
+	if (fn->has_script && !(s = script_cached(&sw->scripts, fn->script)))
+		s = script_get(&sw->scripts, h, fn->script);
 	if (!s || script_offset < 0 ||
 	    !script_position(&sw->scripts, h, s, script_offset, &f->line, &f->col)) {
 		f->line = fn->def_line;
@@ -164,7 +167,7 @@ static void append_async(struct stackwalk *sw, const struct v8_heap *h, struct f
 		int32_t offset = -1;
 		uint64_t bca = af[i].bytecode_offset >= 0 ? sfi_bytecode_array(h, fn->sfi) : 0;
 		if (bca)
-			offset = positions_bytecode_offset_position(h, bca, af[i].bytecode_offset);
+			offset = positions_bytecode_offset_position(&sw->positions, h, bca, af[i].bytecode_offset);
 		describe_js(sw, h, &cs, offset, f);
 		f->tier = TIER_INTERPRETED;
 	}

@@ -249,6 +249,15 @@ Test(positions, baseline_pc_to_bytecode_offset)
 
 /* --- inlining from deoptimization data -------------------------------------------------------- */
 
+static int expand(uint64_t deopt, uint64_t position, struct inline_frame *f, int max)
+{
+	struct inlining_data d;
+	inlining_load(&fh.h, deopt, &d);
+	int n = inlining_expand(&d, position, f, max);
+	inlining_free(&d);
+	return n;
+}
+
 static uint64_t byte_array(const void *data, size_t n)
 {
 	uint64_t a = fh_obj(&fh, T_BYTE_ARRAY, 16 + n);
@@ -300,7 +309,7 @@ Test(positions, inlining_expands_innermost_first)
 		uint64_t deopt = deopt_data(outer, a, b, weak);
 		struct inline_frame f[8];
 		/* a position inside b (inlining id 1) */
-		int n = inlining_expand(&fh.h, deopt, srcpos(42, 1), f, 8);
+		int n = expand(deopt, srcpos(42, 1), f, 8);
 		cr_assert_eq(n, 3, "b, a, outer");
 		cr_assert_eq(f[0].sfi, b);
 		cr_assert_eq(f[0].script_offset, 42);
@@ -311,7 +320,7 @@ Test(positions, inlining_expands_innermost_first)
 		cr_assert_eq(f[2].script_offset, 500);
 		cr_assert_not(f[2].inlined);
 		/* a position of the outer function itself */
-		n = inlining_expand(&fh.h, deopt, srcpos(77, -1), f, 8);
+		n = expand(deopt, srcpos(77, -1), f, 8);
 		cr_assert_eq(n, 1);
 		cr_assert_eq(f[0].sfi, outer);
 		cr_assert_eq(f[0].script_offset, 77);
@@ -333,7 +342,7 @@ Test(positions, inlining_with_wrapped_shared_function_info)
 	fh_set(&fh, deopt, 16 + 8 * 6, fh_smi(0)); /* the old slot holds something else */
 	cr_assert_eq(deopt_outer_sfi(&fh.h, deopt), outer);
 	struct inline_frame f[8];
-	cr_assert_eq(inlining_expand(&fh.h, deopt, srcpos(42, 1), f, 8), 3);
+	cr_assert_eq(expand(deopt, srcpos(42, 1), f, 8), 3);
 	cr_assert_eq(f[2].sfi, outer);
 }
 
@@ -343,18 +352,18 @@ Test(positions, inlining_rejects_bad_records)
 	uint64_t deopt = deopt_data(outer, a, b, false);
 	struct inline_frame f[8];
 	/* an inlining id beyond the records: the outermost frame with an unknown position */
-	int n = inlining_expand(&fh.h, deopt, srcpos(42, 9), f, 8);
+	int n = expand(deopt, srcpos(42, 9), f, 8);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(f[0].sfi, outer);
 	cr_assert_eq(f[0].script_offset, -1);
 	/* records whose ids do not decrease would loop: stop */
 	struct record loop[2] = {{srcpos(1, 1), 0, 0}, {srcpos(2, 0), 1, 0}};
 	fh_set(&fh, deopt, 16 + 8 * fh.L.v[L_DEOPT_INLINING_POS], byte_array(loop, sizeof(loop)));
-	n = inlining_expand(&fh.h, deopt, srcpos(42, 1), f, 8);
+	n = expand(deopt, srcpos(42, 1), f, 8);
 	cr_assert_leq(n, 3);
 	cr_assert_eq(f[n - 1].sfi, outer);
 	/* not deoptimization data at all */
-	cr_assert_eq(inlining_expand(&fh.h, fh_str1(&fh, "x"), srcpos(1, -1), f, 8), 0);
+	cr_assert_eq(expand(fh_str1(&fh, "x"), srcpos(1, -1), f, 8), 0);
 }
 
 /* --- PC → Code ----------------------------------------------------------------------------------- */
