@@ -138,6 +138,11 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_DEOPT_LITERALS, ANY, ANY, NONE, 2, "2"},
     {L_DEOPT_SFI, ANY, V8V(12, 5, 0), NONE, 6, "6"},
     {L_DEOPT_INLINING_POS, ANY, ANY, NONE, 7, "7"},
+    /* measured on 13.6 and 14.6: 12 fixed slots (translation … lazy deopt count), then
+     * {bytecode offset, translation index, pc} per deoptimization entry; the Maglev safepoint
+     * table sits at the start of the Code's metadata (only Node 24+ builds ship Maglev) */
+    {L_DEOPT_FIRST_ENTRY, V8V(13, 0, 0), ANY, NONE, 12, "12 (measured 13.6, 14.6)"},
+    {L_MAGLEV_SAFEPOINTS, V8V(13, 0, 0), ANY, NONE, 1, "measured 13.6, 14.6"},
 };
 
 const size_t v8_nfallbacks = sizeof(v8_fallbacks) / sizeof(v8_fallbacks[0]);

@@ -107,6 +107,8 @@
 	X(DEOPT_SFI, "DeoptimizationData SharedFunctionInfo index")                                \
 	X(DEOPT_WRAPPED_SFI, "DeoptimizationData WrappedSharedFunctionInfo index")                 \
 	X(DEOPT_INLINING_POS, "DeoptimizationData InliningPositions index")                        \
+	X(DEOPT_FIRST_ENTRY, "DeoptimizationData first entry {bytecode offset, translation, pc}")  \
+	X(MAGLEV_SAFEPOINTS, "Maglev safepoint table layout of safepoints.h (V8 13.6/14.6)")       \
 	/* objects, properties and names (receivers in stack traces) */                           \
 	X(MAP_BIT_FIELD, "Map.bit_field")                                                    \
 	X(MAP_BIT_FIELD2, "Map.bit_field2")                                                  \

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/xalloc.h"
 #include "bytecode.h"
+#include "safepoints.h"
 #include "spt.h"
 
 void positions_init(struct positions *p)
@@ -20,6 +22,8 @@ static void drop(struct decoded *d)
 {
 	free(d->table);
 	free(d->bytecodes);
+	free(d->safepoints);
+	free(d->deopt_bytecode);
 	inlining_free(&d->inl);
 	memset(d, 0, sizeof(*d));
 }
@@ -57,6 +61,37 @@ static void read_table(const struct v8_heap *h, uint64_t table, struct decoded *
 	d->have_table = table && v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &d->table, &d->tn);
 }
 
+/* Maglev code: the safepoint table after the instructions and the bytecode offset of each
+ * deoptimization entry. */
+static void read_deopt_entries(const struct v8_heap *h, const struct v8_code *c, struct decoded *d)
+{
+	const struct v8_layout *L = h->L;
+	uint8_t header[MAGLEV_SAFEPOINT_HEADER];
+	size_t size;
+	if (!v8_has(L, L_MAGLEV_SAFEPOINTS) || !v8_has(L, L_DEOPT_FIRST_ENTRY) ||
+	    !mem_read(h->mem, c->start + c->size, header, sizeof(header)) ||
+	    !(size = maglev_safepoints_size(header, sizeof(header))))
+		return;
+	int64_t len = v8_array_length(h, c->deopt), first = L->v[L_DEOPT_FIRST_ENTRY];
+	int64_t n = len > first ? (len - first) / 3 : 0;
+	if (n <= 0 || n > MAGLEV_SAFEPOINT_MAX)
+		return;
+	uint64_t *raw = xmalloc((size_t)n * 24);
+	d->safepoints = xmalloc(size);
+	if (mem_read(h->mem, c->start + c->size, d->safepoints, size) &&
+	    v8_read_obj(h, c->deopt, L->v[L_FIXED_ARRAY_DATA] + (int32_t)(8 * first), raw, (size_t)n * 24)) {
+		d->sn = size;
+		d->deopt_bytecode = xmalloc((size_t)n * sizeof(*d->deopt_bytecode));
+		d->ndeopt = (int)n;
+		for (int64_t i = 0; i < n; i++)
+			d->deopt_bytecode[i] = v8_is_smi(raw[3 * i]) ? (int32_t)v8_smi_value(raw[3 * i]) : INT32_MIN;
+	} else {
+		free(d->safepoints);
+		d->safepoints = NULL;
+	}
+	free(raw);
+}
+
 /* A Code object's tables: its position table (the bytecode-offset table for baseline code) and,
  * for optimized code, what inlining expansion needs. */
 static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h, const struct v8_code *c)
@@ -68,6 +103,8 @@ static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h
 		read_table(h, c->spt, d);
 		if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
 			inlining_load(h, c->deopt, &d->inl);
+		if (c->tier == CT_MAGLEV)
+			read_deopt_entries(h, c, d);
 	}
 	return d;
 }
@@ -245,6 +282,18 @@ static int optimized(struct positions *p, const struct v8_heap *h, const struct 
 	}
 	struct inline_frame fr[64];
 	int n = inlining_expand(&d->inl, pos, fr, max < 64 ? max : 64);
+	/* Maglev's table can be off inside a peeled loop iteration or out-of-line code; at a call,
+	 * the deoptimization entry of its safepoint has the bytecode offset V8 itself would use. It
+	 * is the outermost function's: it settles frames without inlining. */
+	int index;
+	if (n == 1 && cs->is_return && d->safepoints &&
+	    maglev_deopt_index(d->safepoints, d->sn, (uint32_t)(cs->pc - cs->c.start), &index) &&
+	    index < d->ndeopt && d->deopt_bytecode[index] >= -1) {
+		uint64_t bca = sfi_bytecode_array(h, fr[0].sfi);
+		int32_t at = bca ? bytecode_position(p, h, bca, d->deopt_bytecode[index]) : -1;
+		if (at >= 0)
+			fr[0].script_offset = at;
+	}
 	for (int i = 0; i < n; i++) {
 		out[i] = out[0];
 		out[i].sfi = fr[i].sfi;

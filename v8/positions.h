@@ -60,6 +60,10 @@ struct decoded {
 	uint8_t *bytecodes;     /* BytecodeArray, read when a baseline frame needs them */
 	size_t bn;
 	struct inlining_data inl; /* optimized Code */
+	uint8_t *safepoints;    /* Maglev Code: its safepoint table */
+	size_t sn;
+	int32_t *deopt_bytecode; /* Maglev Code: the outermost bytecode offset of each deopt entry */
+	int ndeopt;
 };
 
 enum { DECODED_SLOTS = 256 };

@@ -171,7 +171,7 @@ for (const cfg of CONFIGS) {
         if (rows.some((r) => r.diff.length && !r.known)) failures.push(`${msg.scenario}:\n${formatRows(rows)}`);
         // the scenario ran in the tier this configuration is about
         const entry = rows.find((r) => r.ours && r.truth && r.ours.name === r.truth.name &&
-          /^(chainTop|methodEntry|getterEntry|literalEntry|closureEntry|mapEntry|internalEntry|evalEntry|ctorEntry|asyncOuter|вычислить|inlineTop|bigCaller|osrLoop|spinEntry)$/.test(r.ours.name.replace(/^Object\./, '')));
+          /^(chainTop|methodEntry|getterEntry|literalEntry|closureEntry|mapEntry|internalEntry|evalEntry|ctorEntry|asyncOuter|вычислить|inlineTop|bigCaller|osrLoop|loopEntry|spinEntry)$/.test(r.ours.name.replace(/^Object\./, '')));
         if (cfg.expect && entry && msg.scenario !== 'osr' && entry.tier !== cfg.expect)
           failures.push(`${msg.scenario}: ${entry.ours.name} runs ${entry.tier}, not ${cfg.expect} (V8 status ${msg.status})\n${formatRows(rows)}`);
         // the hot loop was compiled on-stack by an optimizing tier and is decoded as such

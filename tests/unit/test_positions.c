@@ -13,6 +13,7 @@
 #include "../../v8/code.h"
 #include "../../v8/inlining.h"
 #include "../../v8/positions.h"
+#include "../../v8/safepoints.h"
 #include "../../v8/spt.h"
 #include "fake_heap.h"
 
@@ -492,4 +493,29 @@ Test(positions, callsite_string_rules)
 	cr_assert(callsite_ends_with_method("get area", "area", true));
 	cr_assert_not(callsite_ends_with_method("step", "_onImmediate", true));
 	cr_assert_not(callsite_ends_with_method("xarea", "area", true));
+}
+
+/* --- Maglev safepoints -------------------------------------------------------------------------- */
+
+Test(positions, maglev_safepoint_table_of_node_26)
+{
+	/* the first six entries of a Maglev function's table, as dumped from Node 26 (length
+	 * rewritten from 12 to 6): pcs 0x23, 0x8e, 0x174, 0x236 carry deopt indexes 7-10, 0x25d none */
+	uint8_t t[] = {0x06, 0, 0, 0, 0x0a, 0, 0, 0, 0xa3, 0, 0, 0, 0x01, 0, 0, 0,
+		       0x23, 0x00, 0x08, 0xbd, 0x03, 0x00, 0x00, 0x8e, 0x00, 0x09, 0xc1, 0x03, 0x00, 0x00,
+		       0x74, 0x01, 0x0a, 0xc5, 0x03, 0x00, 0x00, 0x36, 0x02, 0x0b, 0xc9, 0x03, 0x02, 0x02,
+		       0x5d, 0x02, 0x00, 0x00, 0x00, 0x02, 0x02, 0x90, 0x02, 0x0c, 0xcd, 0x03, 0x03, 0x02};
+	cr_assert_eq(maglev_safepoints_size(t, sizeof(t)), sizeof(t), "16 header bytes, six 7-byte entries");
+	int index;
+	cr_assert(maglev_deopt_index(t, sizeof(t), 0x23, &index));
+	cr_assert_eq(index, 7);
+	cr_assert(maglev_deopt_index(t, sizeof(t), 0x236, &index));
+	cr_assert_eq(index, 10);
+	cr_assert(maglev_deopt_index(t, sizeof(t), 0x290, &index));
+	cr_assert_eq(index, 11);
+	cr_assert_not(maglev_deopt_index(t, sizeof(t), 0x25d, &index), "a safepoint without deopt data");
+	cr_assert_not(maglev_deopt_index(t, sizeof(t), 0x24, &index), "not a safepoint");
+	cr_assert_not(maglev_deopt_index(t, sizeof(t) - 1, 0x290, &index), "a truncated table");
+	t[8] = 0x7f; /* implausible entry sizes */
+	cr_assert_eq(maglev_safepoints_size(t, sizeof(t)), 0);
 }
