@@ -2,8 +2,8 @@
  * the kernel program (bpf_sampler.bpf.c) and the loader (bpf_sampler.c). A sample carries the thread's
  * user registers and the stack memory the walker will read: the top of the user stack, and for
  * every frame of the frame-pointer chain the V8 frame slots around its frame pointer
- * (fp-64 .. fp+16: context/marker, function, bytecode array and offset, saved fp, return
- * address), plus a little memory above the outermost frame (glibc's start-up frames). That memory
+ * (fp-64 .. fp+24: context/marker, function, bytecode array and offset, saved fp, return
+ * address, receiver), plus a little memory above the outermost frame (glibc's start-up frames). That memory
  * is a sequence of ranges, each `struct v8w_range` followed by its bytes padded to 8. Heap objects
  * are read later from the live process. */
 #ifndef V8WALK_SAMPLE_RECORD_H
@@ -19,7 +19,7 @@ enum {
 	V8W_KSTACK_MAX = 64,       /* kernel return addresses per sample */
 	V8W_MAX_FP_FRAMES = 160,   /* frame-pointer steps taken in the kernel */
 	V8W_SLOTS_BELOW_FP = 64,   /* V8's fixed frame slots lie below fp */
-	V8W_SLOTS_ABOVE_FP = 16,   /* saved fp and return address */
+	V8W_SLOTS_ABOVE_FP = 24,   /* saved fp, return address, receiver */
 	V8W_TAIL_BYTES = 1024,     /* memory above the outermost frame-pointer frame */
 	V8W_USER_REGS = 21,        /* pt_regs = user_regs_struct up to ss */
 	V8W_PAGE = 4096,

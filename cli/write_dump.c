@@ -13,6 +13,7 @@ static const char *kind_name(uint8_t kind)
 	switch (kind) {
 	case FK_JS: return "js";
 	case FK_JS_INLINED: return "inlined";
+	case FK_JS_ASYNC: return "async";
 	case FK_NATIVE: return "native";
 	case FK_BUILTIN: return "builtin";
 	case FK_V8_TYPED: return "frame-type";
@@ -76,7 +77,7 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 			}
 			sb_reset(&b);
 			sb_add(&b, str(d, f->name));
-			bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+			bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 			if (js) {
 				if (f->file)
 					sb_printf(&b, " (%s", str(d, f->file));
@@ -123,7 +124,7 @@ static void json_string(FILE *out, const char *s)
 
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
 {
-	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
 	json_string(out, str(d, f->name));
 	fputs(",\"file\":", out);
@@ -139,7 +140,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		fprintf(out, ",\"column\":%d", f->col);
 	else
 		fputs(",\"column\":null", out);
-	if (f->pc)
+	if (f->pc && f->kind != FK_JS_INLINED) /* an inlined frame has no pc of its own */
 		fprintf(out, ",\"pc\":\"0x%" PRIx64 "\"", f->pc);
 	else
 		fputs(",\"pc\":null", out);

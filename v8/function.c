@@ -55,6 +55,11 @@ bool scope_info_decode(const struct v8_heap *h, uint64_t si, struct scope_info_p
 	idx += (n < L->v[L_SCOPEINFO_MAX_INLINED_LOCALS] ? n : 1) + n; /* names (or a hash table), infos */
 	if ((flags >> L->v[L_SCOPEFLAG_SAVED_CLASS_VAR_BIT]) & 1)
 		idx += 1;
+	if (v8_has(L, L_SCOPEFLAG_RECEIVER_SHIFT)) {
+		uint32_t receiver = (flags >> L->v[L_SCOPEFLAG_RECEIVER_SHIFT]) & 3;
+		if (receiver == 1 || receiver == 2) /* STACK or CONTEXT: its slot index follows */
+			idx += 1;
+	}
 	bool has_funcvar = ((flags >> L->v[L_SCOPEFLAG_FUNCVAR_SHIFT]) & 3) != 0;
 	bool has_inferred = ((flags >> L->v[L_SCOPEFLAG_INFERRED_NAME_BIT]) & 1) != 0;
 	uint64_t v;
@@ -127,10 +132,14 @@ static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_
 		if (f->start_pos < 0 && v8_field_i32(h, fdata, L->v[L_UNCOMPILED_START], &sp) && sp >= 0)
 			f->start_pos = sp;
 	}
-	uint32_t id = intern_name(c, h, name);
+	uint32_t id = intern_name(c, h, name), inf = intern_name(c, h, inferred);
+	f->shared_name_id = id != UINT32_MAX ? id : 0;
+	f->inferred_id = inf != UINT32_MAX ? inf : 0;
 	if (id == UINT32_MAX)
-		id = intern_name(c, h, inferred);
+		id = inf;
 	f->name_id = id != UINT32_MAX ? id : intern_str(c->strings, "(anonymous)");
+	if (v8_has(L, L_SFI_FLAGS))
+		v8_field_u32(h, f->sfi, L->v[L_SFI_FLAGS], &f->flags);
 
 	f->file_id = intern_str(c->strings, "");
 	f->has_script = false;

@@ -17,6 +17,9 @@ struct v8_function {
 	uint64_t name_or_scope_info, script_field; /* identity check */
 	int16_t token_offset;
 	uint32_t name_id;      /* interned display name: "(anonymous)" when none */
+	uint32_t shared_name_id; /* SharedFunctionInfo::Name(), 0 when empty */
+	uint32_t inferred_id;  /* the parser's inferred name ("o.foo"), 0 when none */
+	uint32_t flags;        /* SharedFunctionInfo flags (0 when unreadable) */
 	uint32_t file_id;      /* interned script name, or "" when the function has no Script */
 	uint64_t script;       /* the Script object (0 = none) */
 	int32_t start_pos;     /* source position of the function (-1 = unknown) */

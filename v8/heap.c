@@ -71,9 +71,9 @@ bool v8_is_fixed_array_like(const struct v8_heap *h, uint64_t obj)
 {
 	static const enum v8_item items[] = {L_T_FIXED_ARRAY, L_T_TRUSTED_FIXED_ARRAY,
 					     L_T_PROTECTED_FIXED_ARRAY, L_T_WEAK_FIXED_ARRAY,
-					     L_T_TRUSTED_WEAK_FIXED_ARRAY};
+					     L_T_TRUSTED_WEAK_FIXED_ARRAY, L_T_PROTECTED_WEAK_FIXED_ARRAY};
 	int t = v8_type(h, obj);
-	return t >= 0 && type_in(h, t, items, 5);
+	return t >= 0 && type_in(h, t, items, sizeof(items) / sizeof(items[0]));
 }
 
 bool v8_is_byte_array_like(const struct v8_heap *h, uint64_t obj)

@@ -49,6 +49,7 @@
 	X(SCOPEINFO_POS_IN_HEADER, "ScopeInfo position pair at slots 3-4 (V8 >= 12.8.44)")         \
 	X(SCOPEINFO_MAX_INLINED_LOCALS, "ScopeInfo: locals above this use a hash table")           \
 	X(SCOPEFLAG_SAVED_CLASS_VAR_BIT, "ScopeFlags: has_saved_class_variable bit")               \
+	X(SCOPEFLAG_RECEIVER_SHIFT, "ScopeFlags: receiver_variable shift (2 bits; a slot when 1 or 2; V8 9.x)") \
 	X(SCOPEFLAG_FUNCVAR_SHIFT, "ScopeFlags: function_variable shift (2 bits)")                 \
 	X(SCOPEFLAG_INFERRED_NAME_BIT, "ScopeFlags: has_inferred_function_name bit")               \
 	X(SCOPEFLAG_SCOPE_TYPE_MASK, "ScopeFlags: scope_type mask")                                \
@@ -88,15 +89,90 @@
 	X(CODE_KIND_SHIFT, "CodeKindFieldShift")                                                   \
 	X(CODEKIND_INTERPRETED, "CodeKind INTERPRETED_FUNCTION")                                   \
 	X(CODEKIND_BASELINE, "CodeKind BASELINE")                                                  \
+	X(CODEKIND_MAGLEV, "CodeKind MAGLEV (TURBOPROP before V8 10)")                             \
+	X(CODEKIND_TURBOFAN, "CodeKind TURBOFAN / TURBOFAN_JS")                                    \
+	X(IS_BODY, "InstructionStream: first instruction")                                         \
+	X(IS_CODE, "InstructionStream.code (back pointer)")                                        \
+	X(BASELINE_DATA_CODE, "BaselineData.baseline_code (V8 9.x)")                               \
+	X(BASELINE_DATA_DATA, "BaselineData.data (V8 9.x)")                                        \
+	X(INTERPRETER_DATA_BYTECODE, "InterpreterData.bytecode_array")                             \
+	X(BYTECODE_WRAPPER_BYTECODE, "BytecodeWrapper.bytecode")                                   \
 	X(LEAPTIERING, "JSFunction code through the dispatch table (V8 >= 13.3)")                  \
 	X(BCA_LENGTH, "BytecodeArray.length")                                                      \
 	X(BCA_DATA, "BytecodeArray first bytecode")                                                \
 	X(BCA_SPT, "BytecodeArray.source_position_table")                                          \
+	X(SPT_FORMAT, "source-position table code-delta encoding (0 signed, 1 packed flags)")      \
 	X(DEOPT_INLINED_COUNT, "DeoptimizationData InlinedFunctionCount index")                    \
 	X(DEOPT_LITERALS, "DeoptimizationData LiteralArray index")                                 \
 	X(DEOPT_SFI, "DeoptimizationData SharedFunctionInfo index")                                \
 	X(DEOPT_WRAPPED_SFI, "DeoptimizationData WrappedSharedFunctionInfo index")                 \
 	X(DEOPT_INLINING_POS, "DeoptimizationData InliningPositions index")                        \
+	X(DEOPT_FIRST_ENTRY, "DeoptimizationData first entry {bytecode offset, translation, pc}")  \
+	X(MAGLEV_SAFEPOINTS, "Maglev safepoint table layout of safepoints.h (V8 13.6/14.6)")       \
+	/* objects, properties and names (receivers in stack traces) */                           \
+	X(MAP_BIT_FIELD, "Map.bit_field")                                                    \
+	X(MAP_BIT_FIELD2, "Map.bit_field2")                                                  \
+	X(MAP_BIT_FIELD3, "Map.bit_field3")                                                  \
+	X(MAP_PROTOTYPE, "Map.prototype")                                                    \
+	X(MAP_DESCRIPTORS, "Map.instance_descriptors")                                       \
+	X(MAP_INSTANCE_SIZE_WORDS, "Map.instance_size_in_words")                             \
+	X(MAP_INOBJECT_START, "Map.inobject_properties_start_or_constructor_function_index") \
+	X(BF_IS_CONSTRUCTOR_BIT, "Map bit_field: is_constructor bit")                        \
+	X(BF2_NEW_TARGET_IS_BASE_BIT, "Map bit_field2: new_target_is_base bit")              \
+	X(BF3_DICT_SHIFT, "Map bit_field3: is_dictionary_map bit")                           \
+	X(BF3_PROTO_MAP_SHIFT, "Map bit_field3: is_prototype_map bit")                       \
+	X(BF3_NOD_SHIFT, "Map bit_field3: number_of_own_descriptors shift")                  \
+	X(BF3_NOD_MASK, "Map bit_field3: number_of_own_descriptors mask")                    \
+	X(DESC_HEADER, "DescriptorArray header size")                                        \
+	X(DESC_ENTRY_SIZE, "DescriptorArray entry size (slots)")                             \
+	X(DESC_KEY, "DescriptorArray entry: key slot")                                       \
+	X(DESC_DETAILS, "DescriptorArray entry: details slot")                               \
+	X(DESC_VALUE, "DescriptorArray entry: value slot")                                   \
+	X(PROP_KIND_MASK, "PropertyDetails kind mask")                                       \
+	X(PROP_KIND_ACCESSOR, "PropertyDetails kind: accessor")                              \
+	X(PROP_LOC_MASK, "PropertyDetails location mask")                                    \
+	X(PROP_LOC_SHIFT, "PropertyDetails location shift")                                  \
+	X(PROP_LOC_DESCRIPTOR, "PropertyDetails location: descriptor")                       \
+	X(PROP_ATTR_MASK, "PropertyDetails attributes mask")                                 \
+	X(PROP_ATTR_SHIFT, "PropertyDetails attributes shift")                               \
+	X(PROP_DONT_ENUM, "PropertyAttributes DONT_ENUM")                                    \
+	X(PROP_INDEX_MASK, "PropertyDetails field index mask")                               \
+	X(PROP_INDEX_SHIFT, "PropertyDetails field index shift")                             \
+	X(PROP_REPR_MASK, "PropertyDetails representation mask")                             \
+	X(PROP_REPR_SHIFT, "PropertyDetails representation shift")                           \
+	X(PROP_REPR_DOUBLE, "PropertyDetails representation: double")                        \
+	X(JSRECEIVER_PROPERTIES, "JSReceiver.raw_properties_or_hash")                        \
+	X(PROPERTY_ARRAY_DATA, "PropertyArray data")                                         \
+	X(NAMEDICT_PREFIX_START, "NameDictionary prefix start index")                        \
+	X(NAMEDICT_PREFIX_SIZE, "NameDictionary prefix size")                                \
+	X(NAMEDICT_ENTRY_SIZE, "NameDictionary entry size")                                  \
+	X(TUPLE2_VALUE1, "Tuple2.value1")                                                    \
+	X(ACCESSOR_GETTER, "AccessorPair.getter")                                            \
+	X(ACCESSOR_SETTER, "AccessorPair.setter")                                            \
+	X(SYMBOL_DESCRIPTION, "Symbol.description")                                          \
+	X(SFI_KIND_MASK, "SharedFunctionInfo flags: function_kind mask")                     \
+	X(SFI_NATIVE_BIT, "SharedFunctionInfo flags: is_native bit")                         \
+	X(SFI_CLASS_CTOR_BIT, "SharedFunctionInfo flags: is_class_constructor bit")          \
+	X(ODDBALL_NULL, "Oddball kind: null")                                                \
+	X(ODDBALL_TRUE, "Oddball kind: true")                                                \
+	X(ODDBALL_FALSE, "Oddball kind: false")                                              \
+	X(CONTEXT_EXTENSION, "Context slot: extension")                                            \
+	X(JSGEN_FUNCTION, "JSGeneratorObject.function")                                            \
+	X(JSGEN_RECEIVER, "JSGeneratorObject.receiver")                                            \
+	X(JSGEN_INPUT_OR_DEBUG_POS, "JSGeneratorObject.input_or_debug_pos")                        \
+	X(JSGEN_CONTINUATION, "JSGeneratorObject.continuation")                                    \
+	X(JSASYNC_PROMISE, "JSAsyncFunctionObject.promise")                                        \
+	X(JSPROMISE_REACTIONS, "JSPromise.reactions_or_result")                                    \
+	X(JSPROMISE_FLAGS, "JSPromise.flags")                                                      \
+	X(PROMISE_STATUS_MASK, "JSPromise flags: status mask")                                     \
+	X(REACTION_NEXT, "PromiseReaction.next")                                                   \
+	X(REACTION_FULFILL, "PromiseReaction.fulfill_handler")                                     \
+	X(REACTION_PROMISE, "PromiseReaction.promise_or_capability")                               \
+	X(SCRIPT_EVAL_FROM_SHARED, "Script.eval_from_shared_or_wrapped_arguments")           \
+	X(SCRIPT_EVAL_FROM_POSITION, "Script.eval_from_position")                            \
+	X(STACK_TYPE_RULE, "Error.stack: type prefix unless the name starts with it (0) / when the name is another identifier (1)") \
+	X(STACK_METHOD_SPACE, "Error.stack: a space also ends a function name before the method name") \
+	X(STACK_FUNCTION_RECEIVER, "Error.stack: type of a function receiver: constructor name (0), class name (1), constructor's own name (2)") \
 	/* instance types */                                                                       \
 	X(T_JSFUNC_FIRST, "first JSFunction type")                                                 \
 	X(T_JSFUNC_LAST, "last JSFunction type")                                                   \
@@ -109,20 +185,38 @@
 	X(T_PROTECTED_FIXED_ARRAY, "PROTECTED_FIXED_ARRAY_TYPE")                                   \
 	X(T_WEAK_FIXED_ARRAY, "WEAK_FIXED_ARRAY_TYPE")                                             \
 	X(T_TRUSTED_WEAK_FIXED_ARRAY, "TRUSTED_WEAK_FIXED_ARRAY_TYPE")                             \
+	X(T_PROTECTED_WEAK_FIXED_ARRAY, "PROTECTED_WEAK_FIXED_ARRAY_TYPE")                         \
 	X(T_BYTE_ARRAY, "BYTE_ARRAY_TYPE")                                                         \
 	X(T_TRUSTED_BYTE_ARRAY, "TRUSTED_BYTE_ARRAY_TYPE")                                         \
 	X(T_ODDBALL, "ODDBALL_TYPE")                                                               \
 	X(T_MAP, "MAP_TYPE")                                                                       \
 	X(T_BYTECODE_ARRAY, "BYTECODE_ARRAY_TYPE")                                                 \
 	X(T_CODE, "CODE_TYPE")                                                                     \
+	X(T_INSTRUCTION_STREAM, "INSTRUCTION_STREAM_TYPE")                                         \
 	X(T_UNCOMPILED_WITHOUT, "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_TYPE")                      \
 	X(T_UNCOMPILED_WITH, "UNCOMPILED_DATA_WITH_PREPARSE_DATA_TYPE")                            \
 	X(T_UNCOMPILED_WITHOUT_JOB, "UNCOMPILED_DATA_WITHOUT_PREPARSE_DATA_WITH_JOB_TYPE")         \
 	X(T_UNCOMPILED_WITH_JOB, "UNCOMPILED_DATA_WITH_PREPARSE_DATA_AND_JOB_TYPE")                \
 	X(T_FEEDBACK_VECTOR, "FEEDBACK_VECTOR_TYPE")                                               \
+	X(T_BASELINE_DATA, "BASELINE_DATA_TYPE (V8 9.x)")                                          \
 	X(T_FEEDBACK_CELL, "FEEDBACK_CELL_TYPE")                                                   \
 	X(T_JS_GLOBAL_PROXY, "JS_GLOBAL_PROXY_TYPE")                                               \
 	X(T_JS_GLOBAL_OBJECT, "JS_GLOBAL_OBJECT_TYPE")                                             \
+	X(T_SYMBOL, "SYMBOL_TYPE")                                                           \
+	X(T_PROPERTY_ARRAY, "PROPERTY_ARRAY_TYPE")                                           \
+	X(T_ACCESSOR_PAIR, "ACCESSOR_PAIR_TYPE")                                             \
+	X(T_JS_PROXY, "JS_PROXY_TYPE")                                                       \
+	X(T_TUPLE2, "TUPLE2_TYPE")                                                           \
+	X(T_HEAP_NUMBER, "HEAP_NUMBER_TYPE")                                                 \
+	X(T_JS_ARRAY, "JS_ARRAY_TYPE")                                                       \
+	X(T_JS_BOUND_FUNCTION, "JS_BOUND_FUNCTION_TYPE")                                     \
+	X(T_JS_PRIMITIVE_WRAPPER, "JS_PRIMITIVE_WRAPPER_TYPE")                               \
+	X(T_JS_ASYNC_FUNCTION_OBJECT, "JS_ASYNC_FUNCTION_OBJECT_TYPE")                       \
+	X(T_JS_PROMISE, "JS_PROMISE_TYPE")                                                   \
+	X(T_PROMISE_REACTION, "PROMISE_REACTION_TYPE")                                       \
+	X(T_DESCRIPTOR_ARRAY, "DESCRIPTOR_ARRAY_TYPE")                                             \
+	X(T_INTERPRETER_DATA, "INTERPRETER_DATA_TYPE")                                             \
+	X(T_BYTECODE_WRAPPER, "BYTECODE_WRAPPER_TYPE")                                       \
 	/* frame types (renumbered in every release) */                                            \
 	X(FT_ENTRY, "EntryFrame")                                                                  \
 	X(FT_CONSTRUCT_ENTRY, "ConstructEntryFrame")                                               \
@@ -135,7 +229,8 @@
 	X(FT_BUILTIN, "BuiltinFrame")                                                              \
 	X(FT_BUILTIN_EXIT, "BuiltinExitFrame")                                                     \
 	X(FT_INTERNAL, "InternalFrame")                                                            \
-	X(FT_CONSTRUCT, "ConstructFrame")
+	X(FT_CONSTRUCT, "ConstructFrame")                                                          \
+	X(FT_FAST_CONSTRUCT, "FastConstructFrame")
 
 enum v8_item {
 #define X(name, desc) L_##name,

@@ -87,6 +87,12 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 	return s;
 }
 
+struct v8_script *script_cached(struct script_cache *c, uint64_t obj)
+{
+	uint64_t k;
+	return u64map_get(&c->idx, obj, &k) ? &c->v[k - 1] : NULL;
+}
+
 static bool from_line_ends(struct v8_script *s, const struct v8_heap *h, uint64_t le)
 {
 	if (!v8_is_fixed_array_like(h, le))

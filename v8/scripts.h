@@ -34,6 +34,9 @@ void script_cache_init(struct script_cache *c, struct intern *strings);
 void script_cache_free(struct script_cache *c);
 /* Look up (and validate or build) a Script; NULL when obj is not a readable Script. */
 struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, uint64_t obj);
+/* The cached entry of a Script already validated (e.g. through a SharedFunctionInfo whose own
+ * fields still match), without reading target memory; NULL when not cached. */
+struct v8_script *script_cached(struct script_cache *c, uint64_t obj);
 /* Source position (code-unit offset) → 1-based line and column. */
 bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_script *s,
 		     int64_t pos, int32_t *line, int32_t *col);

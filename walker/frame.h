@@ -10,6 +10,7 @@ enum frame_kind {
 	FK_NATIVE,     /* C/C++ code of an ELF module */
 	FK_JS,         /* a JavaScript function's frame */
 	FK_JS_INLINED, /* a JavaScript function inlined into an optimized frame */
+	FK_JS_ASYNC,   /* an async function awaiting the stack below (not on the machine stack) */
 	FK_BUILTIN,    /* a V8 embedded builtin (Builtins_*) */
 	FK_V8_TYPED,   /* a V8 frame known by its frame type only */
 	FK_UNKNOWN,    /* code nobody can name: "[unknown] (module+0xOFF)" */
@@ -24,6 +25,7 @@ struct frame {
 	uint8_t kind;        /* enum frame_kind */
 	uint8_t tier;        /* enum js_tier (JS frames) */
 	bool is_return;      /* pc is a return address (natives: look up pc - 1) */
+	bool at_def;         /* JS: the current position is unknown; line/col show the definition */
 	uint32_t name;       /* interned; 0 until named (natives are named after the target resumes) */
 	uint32_t file;       /* interned script name (JS) or module basename (native); 0 = none */
 	int32_t line, col;   /* 1-based position shown (0 = unknown) */

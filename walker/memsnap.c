@@ -32,15 +32,25 @@ void memsnap_reset(struct memsnap *s)
 	s->nranges = 0;
 	s->used = 0;
 	s->misses = 0;
+	s->last_hit = 0;
 }
 
-const void *memsnap_find(const struct memsnap *s, uint64_t addr, size_t len)
+static bool holds(const struct snap_range *r, uint64_t addr, size_t len)
 {
-	/* newest first: the most recent reads are the likeliest to be read again */
+	return addr >= r->addr && addr + len <= r->addr + r->len && addr + len >= addr;
+}
+
+const void *memsnap_find(struct memsnap *s, uint64_t addr, size_t len)
+{
+	/* consecutive reads mostly touch one object (or the stack): try the last hit first */
+	if (s->last_hit < s->nranges && holds(&s->ranges[s->last_hit], addr, len))
+		return s->data + s->ranges[s->last_hit].off + (addr - s->ranges[s->last_hit].addr);
+	/* then newest first: the most recent reads are the likeliest to be read again */
 	for (size_t i = s->nranges; i-- > 0;) {
-		const struct snap_range *r = &s->ranges[i];
-		if (addr >= r->addr && addr + len <= r->addr + r->len && addr + len >= addr)
-			return s->data + r->off + (addr - r->addr);
+		if (holds(&s->ranges[i], addr, len)) {
+			s->last_hit = i;
+			return s->data + s->ranges[i].off + (addr - s->ranges[i].addr);
+		}
 	}
 	return NULL;
 }
@@ -88,21 +98,51 @@ size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len)
 	return (size_t)got;
 }
 
+struct want {
+	uint64_t addr, end;
+};
+
+static int cmp_want(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Reading a remote range costs about the same whatever its size within a page (the kernel pins
+ * the page for each range): ranges that share a page are read as one. */
+enum { MERGE_GAP = 512, PAGE = 4096 };
+
 size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t *lens, size_t n)
 {
 	if (n == 0)
 		return 0;
-	struct mem_range *r = xcalloc(n, sizeof(*r));
-	size_t *off = xcalloc(n, sizeof(*off));
-	size_t want = 0, bytes = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!lens[i] || memsnap_find(s, addrs[i], lens[i]))
+	struct want *w = xcalloc(n, sizeof(*w));
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++)
+		if (lens[i] && !memsnap_find(s, addrs[i], lens[i]))
+			w[nw++] = (struct want){addrs[i], addrs[i] + lens[i]};
+	qsort(w, nw, sizeof(*w), cmp_want);
+	struct want *g = xcalloc(nw ? nw : 1, sizeof(*g)); /* the merged reads */
+	size_t m = 0;
+	for (size_t i = 0; i < nw; i++) {
+		if (m && w[i].addr <= g[m - 1].end + MERGE_GAP &&
+		    (w[i].end - 1) / PAGE == g[m - 1].addr / PAGE) {
+			if (w[i].end > g[m - 1].end)
+				g[m - 1].end = w[i].end;
 			continue;
-		if (!reserve(s, bytes + lens[i]))
+		}
+		g[m++] = w[i];
+	}
+	struct mem_range *r = xcalloc(m ? m : 1, sizeof(*r));
+	size_t *off = xcalloc(m ? m : 1, sizeof(*off));
+	size_t want = 0, bytes = 0;
+	for (size_t i = 0; i < m; i++) {
+		size_t len = (size_t)(g[i].end - g[i].addr);
+		if (!reserve(s, bytes + len))
 			break;
-		r[want] = (struct mem_range){.addr = addrs[i], .len = lens[i]};
+		r[want] = (struct mem_range){.addr = g[i].addr, .len = len};
 		off[want++] = bytes;
-		bytes += lens[i];
+		bytes += len;
 	}
 	/* buffers are assigned after reserving, since reserve may move s->data */
 	size_t base = s->used;
@@ -112,16 +152,20 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 		mem_readv(s->backing, r, want);
 		s->misses++;
 	}
-	size_t full = 0;
 	for (size_t i = 0; i < want; i++) {
 		if (r[i].got != r[i].len)
 			continue;
 		XGROW(s->ranges, s->cap, s->nranges + 1);
 		s->ranges[s->nranges++] =
 		    (struct snap_range){.addr = r[i].addr, .len = r[i].len, .off = base + off[i]};
-		full++;
 	}
 	s->used = base + bytes;
+	/* count the requested ranges that are now held (several may share one read) */
+	size_t full = 0;
+	for (size_t i = 0; i < nw; i++)
+		full += memsnap_find(s, w[i].addr, (size_t)(w[i].end - w[i].addr)) != NULL;
+	free(w);
+	free(g);
 	free(r);
 	free(off);
 	return full;

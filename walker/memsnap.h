@@ -22,6 +22,7 @@ struct memsnap {
 	uint8_t *data;
 	size_t used, data_cap;
 	size_t budget;       /* max bytes kept (reads past it are passed through uncached) */
+	size_t last_hit;     /* index of the range that served the previous read */
 	unsigned long misses; /* reads that went to the backing source */
 };
 
@@ -36,6 +37,6 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 /* Keep an existing buffer's contents as a range (e.g. stack words captured by the kernel). */
 void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len);
 /* Is [addr, addr+len) held locally? */
-const void *memsnap_find(const struct memsnap *s, uint64_t addr, size_t len);
+const void *memsnap_find(struct memsnap *s, uint64_t addr, size_t len);
 
 #endif

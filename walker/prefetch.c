@@ -5,7 +5,7 @@
 
 #include "../v8/heap.h"
 
-enum { MAX_BATCH = 256, OBJ_BYTES = 64, MAP_BYTES = 16 };
+enum { MAX_BATCH = 256, OBJ_BYTES = 64, MAP_BYTES = 16, CODE_BYTES = 80, TABLE_BYTES = 256 };
 
 struct batch {
 	uint64_t addr[MAX_BATCH];
@@ -36,7 +36,8 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		return;
 	const struct v8_layout *L = &rt->L;
 	struct batch fns = {.n = 0}, second = {.n = 0}, third = {.n = 0};
-	/* the function slots of frames in V8 code: read from the stack copy, no syscall */
+	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
+	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
 		if (!raw[i].fp_ok)
 			continue;
@@ -45,25 +46,39 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		v8_classify_pc(rt, as, exact ? raw[i].pc : raw[i].pc - 1, &pi);
 		if (pi.cls == PC_NATIVE && !raw[i].no_cfi)
 			continue;
-		uint64_t ctx, fn;
-		if (word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) && v8_is_heap_object(ctx) &&
-		    word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
-			add(&fns, fn, OBJ_BYTES);
+		uint64_t ctx, fn, bca, receiver;
+		if (!word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx) ||
+		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
+			continue;
+		add(&fns, fn, OBJ_BYTES);
+		if (v8_has(L, L_FP_BYTECODE_ARRAY) && word(mem, raw[i].fp + L->v[L_FP_BYTECODE_ARRAY], &bca))
+			add(&fns, bca, OBJ_BYTES);
+		if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
+			add(&fns, receiver, MAP_BYTES);
 	}
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);
-	/* their maps and SharedFunctionInfos */
+	/* their maps, SharedFunctionInfos and position tables */
 	for (size_t i = 0; i < fns.n; i++) {
-		uint64_t map, sfi;
+		uint64_t map, sfi, table;
 		if (word(mem, fns.addr[i] + L->v[L_HEAPOBJECT_MAP], &map))
 			add(&second, map, MAP_BYTES);
+		if (fns.len[i] != OBJ_BYTES)
+			continue;
 		if (word(mem, fns.addr[i] + L->v[L_JSFUNC_SHARED], &sfi))
 			add(&second, sfi, OBJ_BYTES);
+		if (v8_has(L, L_BCA_SPT) && word(mem, fns.addr[i] + L->v[L_BCA_SPT], &table))
+			add(&second, table, TABLE_BYTES); /* harmless when fns[i] is not a BytecodeArray */
+		/* the function's current code (a pointer before leaptiering): its header locates it */
+		uint64_t code;
+		if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
+		    word(mem, fns.addr[i] + L->v[L_JSFUNC_CODE], &code))
+			add(&second, code, CODE_BYTES);
 	}
 	mem_prefetch(mem, second.addr, second.len, second.n);
-	/* the SharedFunctionInfos' maps */
+	/* the maps of the SharedFunctionInfos and tables */
 	for (size_t i = 0; i < second.n; i++) {
 		uint64_t map;
-		if (second.len[i] == OBJ_BYTES && word(mem, second.addr[i] + L->v[L_HEAPOBJECT_MAP], &map))
+		if (second.len[i] != MAP_BYTES && word(mem, second.addr[i] + L->v[L_HEAPOBJECT_MAP], &map))
 			add(&third, map, MAP_BYTES);
 	}
 	mem_prefetch(mem, third.addr, third.len, third.n);

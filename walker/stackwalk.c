@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../v8/async.h"
+#include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
 #include "jit_names.h"
@@ -23,6 +25,13 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	script_cache_init(&sw->scripts, strings);
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
+	positions_init(&sw->positions);
+	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts);
+	if (rt && rt->mod < as->nmods) {
+		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
+		if (img)
+			bytecode_sizes_load(&sw->positions.sizes, img);
+	}
 	sw->s_empty = intern_str(strings, "");
 	sw->s_unknown_jit = intern_str(strings, "[unknown] (JIT code)");
 }
@@ -33,6 +42,8 @@ void stackwalk_free(struct stackwalk *sw)
 	function_cache_free(&sw->funcs);
 	script_cache_free(&sw->scripts);
 	native_names_free(&sw->natives);
+	positions_free(&sw->positions);
+	callsite_names_free(&sw->callsites);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -54,18 +65,113 @@ static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_
 		f->name = native_symbol_name(&sw->natives, pi->builtin);
 }
 
-static void emit_js(const struct v8_function *fn, enum js_tier tier,
-		    uint64_t pc, struct frame *out, int *n, int max)
+/* Was the frame at fp called through `new` (is its caller a Construct frame)? */
+static bool called_as_constructor(const struct v8_heap *h, uint64_t fp)
 {
-	struct frame *f = push(out, n, max, FK_JS, pc);
-	if (!f)
-		return;
-	f->name = fn->name_id;
-	f->file = fn->file_id;
-	f->line = fn->def_line;
-	f->col = fn->def_col;
+	const struct v8_layout *L = h->L;
+	uint64_t caller_fp, marker;
+	if (!mem_read_u64(h->mem, fp, &caller_fp) ||
+	    !mem_read_u64(h->mem, caller_fp + (int64_t)L->v[L_FP_CONTEXT], &marker) || !v8_is_smi(marker))
+		return false;
+	int64_t type = (int64_t)(marker >> 1);
+	return (v8_has(L, L_FT_CONSTRUCT) && type == L->v[L_FT_CONSTRUCT]) ||
+	       (v8_has(L, L_FT_FAST_CONSTRUCT) && type == L->v[L_FT_FAST_CONSTRUCT]);
+}
+
+/* Name, file and position of a JS frame (the definition when the position is unknown). */
+static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const struct callsite *cs,
+			int32_t script_offset, struct frame *f)
+{
+	const struct v8_function *fn = cs->fn;
+	f->name = callsite_name(&sw->callsites, h, cs);
+	f->file = callsite_file(&sw->callsites, h, fn);
 	f->def_line = fn->def_line;
-	f->tier = (uint8_t)(fn->has_script ? tier : TIER_BUILTIN);
+	/* the function cache validated the SharedFunctionInfo, whose script field is unchanged */
+	struct v8_script *s = NULL;
+	if (fn->has_script && !(s = script_cached(&sw->scripts, fn->script)))
+		s = script_get(&sw->scripts, h, fn->script);
+	if (!s || script_offset < 0 ||
+	    !script_position(&sw->scripts, h, s, script_offset, &f->line, &f->col)) {
+		f->line = fn->def_line;
+		f->col = fn->def_col;
+		f->at_def = true;
+	}
+}
+
+/* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
+ * own function is named with its receiver; inlined ones have no receiver on the stack. */
+static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
+		   const struct js_site *site, const struct raw_frame *rf, const struct pc_info *pi,
+		   struct frame *out, int *n, int max)
+{
+	struct js_position pos[64];
+	int np = js_frame_positions(&sw->positions, h, vf, site, pos, 64);
+	int emitted = 0;
+	for (int i = 0; i < np; i++) {
+		const struct v8_function *fn = function_of_sfi(&sw->funcs, h, pos[i].sfi);
+		if (!fn)
+			continue;
+		if (!pos[i].inlined && callsite_hidden(h, fn)) {
+			/* a builtin closure V8 keeps out of stack traces: show the builtin; an await
+			 * continuation tells which async function it resumed */
+			if (!sw->resumed_async)
+				sw->resumed_async = async_generator_of_closure(h, vf->function);
+			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
+			if (f)
+				f->name = pi->builtin ? native_symbol_name(&sw->natives, pi->builtin) : fn->name_id;
+			emitted++;
+			continue;
+		}
+		struct frame *f = push(out, n, max, pos[i].inlined ? FK_JS_INLINED : FK_JS, rf->pc);
+		if (!f)
+			break;
+		emitted++;
+		/* class constructors cannot be called without `new`; optimized callers may construct
+		 * without a Construct frame in between */
+		struct callsite cs = {.fn = fn};
+		cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
+		if (!pos[i].inlined) {
+			cs.function = vf->function;
+			cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
+			cs.constructor |= called_as_constructor(h, rf->fp);
+		}
+		describe_js(sw, h, &cs, pos[i].script_offset, f);
+		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
+	}
+	return emitted;
+}
+
+/* V8's async frames after the outermost JS frame, as Error.stack lists them. */
+static void append_async(struct stackwalk *sw, const struct v8_heap *h, struct frame *out, int *n,
+			 int max)
+{
+	struct async_frame af[32];
+	int na = async_callers(h, sw->resumed_async, af, 32);
+	int at = *n;
+	while (at > 0 && out[at - 1].kind != FK_JS && out[at - 1].kind != FK_JS_INLINED)
+		at--;
+	if (at == 0 || na == 0)
+		return;
+	if (*n + na > max)
+		na = max - *n;
+	memmove(&out[at + na], &out[at], sizeof(*out) * (size_t)(*n - at));
+	*n += na;
+	for (int i = 0; i < na; i++) {
+		struct frame *f = &out[at + i];
+		memset(f, 0, sizeof(*f));
+		f->kind = FK_JS_ASYNC;
+		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, af[i].function);
+		if (!fn)
+			continue;
+		struct callsite cs = {.fn = fn, .function = af[i].function, .receiver = af[i].receiver,
+				      .receiver_known = true, .async = true};
+		int32_t offset = -1;
+		uint64_t bca = af[i].bytecode_offset >= 0 ? sfi_bytecode_array(h, fn->sfi) : 0;
+		if (bca)
+			offset = positions_bytecode_offset_position(&sw->positions, h, bca, af[i].bytecode_offset);
+		describe_js(sw, h, &cs, offset, f);
+		f->tier = TIER_INTERPRETED;
+	}
 }
 
 static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct frame *out, int *n,
@@ -79,29 +185,61 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 		f->name = intern_str(sw->strings, buf);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Return addresses into JIT code just above the stack pointer: where the caller of a frameless
+ * builtin (or of a function still in its prologue) left its own. */
+static int jit_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, uint64_t *out,
+			      int max)
+{
+	uint64_t words[8];
+	int n = 0;
+	if (!mem_read(mem, sp, words, sizeof(words)))
+		return 0;
+	for (int i = 0; i < 8 && n < max; i++) {
+		struct pc_info pi;
+		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
+		if (pi.cls == PC_JIT)
+			out[n++] = words[i];
+	}
+	return n;
+}
+
 /* One raw frame in V8 code (JIT, builtins) or unmapped code reached by the frame-pointer chain. */
 static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struct raw_frame *rf,
-		      bool top, const struct pc_info *pi, struct frame *out, int *n, int max,
-		      struct walk_stats *st)
+		      bool top, const struct regset *regs, const struct pc_info *pi,
+		      struct frame *out, int *n, int max, struct walk_stats *st)
 {
 	struct v8_frame vf;
 	bool is_builtin = pi->cls == PC_BUILTIN && pi->builtin;
+	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
 	if (vf.kind == VF_JS) {
-		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, vf.function);
-		if (top && is_builtin && pi->role == BR_OTHER)
+		if (frameless_builtin)
 			emit_builtin(sw, pi, rf->pc, out, n, max);
-		if (fn) {
-			enum js_tier tier = TIER_UNKNOWN;
-			if (pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER)
-				tier = TIER_INTERPRETED;
-			emit_js(fn, tier, rf->pc, out, n, max);
+		uint64_t cand[8];
+		struct js_site site = {
+		    .pc = rf->pc,
+		    .top = top,
+		    .pc_in_frame = !frameless_builtin,
+		    .pc_in_jit = pi->cls == PC_JIT,
+		    .in_handler = top && is_builtin && pi->role == BR_INTERPRETER &&
+				  ends_with(pi->builtin, "Handler"),
+		    .regs = regs,
+		    .ret_candidates = cand,
+		    .ncandidates = top ? jit_words_above_sp(sw, h->mem, rf->sp, cand, 8) : 0,
+		};
+		if (emit_js(sw, h, &vf, &site, rf, pi, out, n, max) > 0) {
 			st->js_frames++;
 			return;
 		}
 		st->bad_v8++;
-		if (!(top && is_builtin && pi->role == BR_OTHER)) {
+		if (!frameless_builtin) {
 			if (is_builtin)
 				emit_builtin(sw, pi, rf->pc, out, n, max);
 			else if (push(out, n, max, FK_UNKNOWN, rf->pc))
@@ -133,6 +271,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
 	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw);
 	int n = 0;
+	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
 		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
@@ -150,12 +289,14 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 				f->is_return = !exact;
 			continue;
 		}
-		decode_v8(sw, &h, rf, exact, &pi, out, &n, max, st);
+		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
 		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
 			out[n - 1].kind = FK_NATIVE;
 			out[n - 1].is_return = !exact;
 		}
 	}
+	if (sw->async_frames && sw->resumed_async)
+		append_async(sw, &h, out, &n, max);
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
 		if (f)

@@ -13,7 +13,9 @@
 #include "../symtab/native_names.h"
 #include "../symtab/perfmap.h"
 #include "../util/intern.h"
+#include "../v8/callsite.h"
 #include "../v8/function.h"
+#include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
 #include "frame.h"
@@ -38,8 +40,12 @@ struct stackwalk {
 	struct script_cache scripts;
 	struct function_cache funcs;
 	struct native_names natives;
+	struct positions positions;
+	struct callsite_names callsites;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
-	struct perfmap *perfmap; /* optional (NULL): names JIT code the heap cannot, in stage 2 */
+	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
+	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
+	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;
 };

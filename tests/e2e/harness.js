@@ -83,13 +83,18 @@ function controlled(child, name, running = () => child.exitCode === null && chil
 }
 
 // Start a fixture (under NODE, or another node binary); resolves once it is ready.
-function startFixture(name, { args = [], nodeArgs = [], env = {}, cwd, node = NODE } = {}) {
-  const child = spawn(node, [...nodeArgs, path.join(FIXTURES, name), ...args], {
+function startFixture(name, opts = {}) {
+  return startScript(path.join(FIXTURES, name), opts);
+}
+
+// Start a fixture script given by its path (e.g. a copy outside the repository).
+function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = NODE } = {}) {
+  const child = spawn(node, [...nodeArgs, script, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ...NODE_ENV, ...env },
     cwd,
   });
-  return controlled(child, name);
+  return controlled(child, path.basename(script));
 }
 
 // Launch mode: v8walk starts the fixture (`v8walk ARGS -- node FIXTURE`) and the fixture's stdin
@@ -196,6 +201,6 @@ function hasChain(frames, chain) {
 
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, withMode, modeTest, nodeVersion, startFixture,
-  launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, tracerPid,
-  sleep, hasChain,
+  startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks,
+  tracerPid, sleep, hasChain,
 };

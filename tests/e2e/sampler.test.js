@@ -1,12 +1,27 @@
-// sampler.test.js — the live sampler against real node processes: names, files and definition
-// lines of a known chain compared with what the process reports, worker threads, output formats,
-// and the target's health afterwards.
+// sampler.test.js — the live sampler against real node processes: names, files and lines of a
+// known chain compared with what the process reports (current lines by default, definition lines
+// with --function), worker threads, output formats, and the target's health afterwards.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
 const h = require('./harness');
 
-test('hot chain outer → middle → leaf is named from the heap in most hot samples', async (t) => {
+// Samples whose leaf-most JavaScript frame of its own (not inlined) is leaf, and how many of them
+// show the chain outer → middle → leaf with the given lines.
+function chainSamples(stacks, chain) {
+  let hot = 0, good = 0, total = 0;
+  for (const s of stacks) {
+    total += s.count;
+    const own = s.frames.filter((f) => { const j = h.parseJsFrame(f); return j && j.tag === 'j'; });
+    const js = own.map(h.parseJsFrame);
+    if (!js.length || js[js.length - 1].name !== 'leaf') continue;
+    hot += s.count;
+    if (h.hasChain(own, chain)) good += s.count;
+  }
+  return { hot, good, total };
+}
+
+test('hot chain outer → middle → leaf: named from the heap, at the lines being executed', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   const truth = fx.ready;
@@ -16,21 +31,25 @@ test('hot chain outer → middle → leaf is named from the heap in most hot sam
   const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
-  const total = stacks.reduce((a, s) => a + s.count, 0);
+  // by default a frame shows the line it is executing: middle and outer are always at their one
+  // call site (the lines Error.stack reported), leaf somewhere in its own body
+  const chain = [
+    { name: 'outer', file: truth.file, line: outerF.line },
+    { name: 'middle', file: truth.file, line: middleF.line },
+    { name: 'leaf', file: truth.file },
+  ];
+  const { hot, good, total } = chainSamples(stacks, chain);
   assert.ok(total >= 60, `expected ~300 samples at 99 Hz for 3 s (fewer on a loaded machine), got ${total}`);
-  const chain = ['outer', 'middle', 'leaf'].map((name) => ({
-    name, file: truth.file, line: truth.defLines[name],
-  }));
-  // samples that land in the hot code: the leaf-most JS frame is leaf
-  let hot = 0, good = 0;
-  for (const s of stacks) {
-    const js = s.frames.map(h.parseJsFrame).filter(Boolean);
-    if (!js.length || js[js.length - 1].name !== 'leaf') continue;
-    hot += s.count;
-    if (h.hasChain(s.frames, chain)) good += s.count;
-  }
   assert.ok(hot >= total * 0.5, `only ${hot}/${total} samples in leaf`);
-  assert.ok(good >= hot * 0.95, `chain with names, file and lines in ${good}/${hot} hot samples\n${r.stdout.slice(0, 3000)}`);
+  assert.ok(good >= hot * 0.95, `chain with names, file and call-site lines in ${good}/${hot} hot samples\n${r.stdout.slice(0, 3000)}`);
+  const leafLines = new Set();
+  for (const s of stacks)
+    for (const f of s.frames) {
+      const j = h.parseJsFrame(f);
+      if (j && j.name === 'leaf') leafLines.add(j.line);
+    }
+  for (const line of leafLines)
+    assert.ok(line >= truth.defLines.leaf && line < truth.defLines.middle, `leaf at line ${line}, outside its body`);
   // every root is "comm (pid)" then "label (tid)", never a bare number
   for (const s of stacks) {
     assert.match(s.frames[0], / \(\d+\)$/);
@@ -39,6 +58,23 @@ test('hot chain outer → middle → leaf is named from the heap in most hot sam
   assert.ok(await fx.ping(), `target answers after sampling: ${fx.describe()}`);
   assert.ok(h.threadStates(fx.pid).every((st) => st !== 't' && st !== 'T'), 'no thread left stopped');
   assert.strictEqual(h.tracerPid(fx.pid), 0, 'no tracer left attached');
+});
+
+test('--function aggregates by function: the definition lines', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const truth = fx.ready;
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--function', '--duration', '2']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const chain = ['outer', 'middle', 'leaf'].map((name) => ({ name, file: truth.file, line: truth.defLines[name] }));
+  const { hot, good } = chainSamples(stacks, chain);
+  assert.ok(hot > 0, `samples in leaf:\n${r.stdout.slice(0, 2000)}`);
+  assert.ok(good >= hot * 0.95, `chain at the definition lines in ${good}/${hot} hot samples\n${r.stdout.slice(0, 3000)}`);
+  // one leaf line only: samples of a function aggregate into one frame
+  const leafLines = new Set(stacks.flatMap((s) => s.frames.map(h.parseJsFrame).filter((j) => j && j.name === 'leaf').map((j) => j.line)));
+  assert.deepStrictEqual([...leafLines], [truth.defLines.leaf]);
+  assert.ok(await fx.ping(), fx.describe());
 });
 
 test('mixed native and JS frames: libuv below, JS entry in between', async (t) => {

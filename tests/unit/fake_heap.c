@@ -28,12 +28,14 @@ static const char *const names[] = {
     "type_Script__SCRIPT_TYPE", "type_ScopeInfo__SCOPE_INFO_TYPE", "type_FixedArray__FIXED_ARRAY_TYPE",
     "type_Map__MAP_TYPE", "type_Oddball__ODDBALL_TYPE", "frametype_EntryFrame", "frametype_ExitFrame",
     "frametype_InterpretedFrame", "frametype_StubFrame", "frametype_TurbofanFrame",
+    "class_Oddball__kind_offset__int", "OddballUndefined", "OddballNull", "OddballTrue",
+    "OddballFalse",
 };
 static const int32_t values[] = {
     31, 8, 1, -8, -16, 16, -32, -40, 0, 12, 8, 16, 24, 32, 16, 32, 8, 44, 8, 16, 56, 1, 2, 3,
     12, 16, 16, 16, 24, 16, 24, 16, 16, 7, 0, 1, 2, 3, 5, 8, 8, 128,
     FT_JSFUNCTION, FT_SFI, FT_SCRIPT, FT_SCOPE_INFO, FT_FIXED_ARRAY, FT_MAP, FT_ODDBALL, 1, 3, 13,
-    17, 16,
+    17, 16, 40, 5, 3, 1, 0,
 };
 
 static ssize_t fh_read(struct memsrc *m, uint64_t addr, void *buf, size_t len)
@@ -189,4 +191,11 @@ uint64_t fh_external(struct fake_heap *fh, const void *data, int len, bool two_b
 	fh_set(fh, s, 16, 0xdead0000); /* resource: a C++ object we never call */
 	fh_set(fh, s, 24, uncached ? 0 : bytes);
 	return s;
+}
+
+uint64_t fh_oddball(struct fake_heap *fh, int kind)
+{
+	uint64_t o = fh_obj(fh, FT_ODDBALL, 48);
+	fh_set(fh, o, 40, fh_smi(kind)); /* Oddball.kind holds a Smi */
+	return o;
 }

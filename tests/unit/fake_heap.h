@@ -48,6 +48,8 @@ uint64_t fh_str2(struct fake_heap *fh, const uint16_t *u, int len);  /* SeqTwoBy
 uint64_t fh_cons(struct fake_heap *fh, uint64_t first, uint64_t second);
 uint64_t fh_thin(struct fake_heap *fh, uint64_t actual);
 uint64_t fh_sliced(struct fake_heap *fh, uint64_t parent, int offset, int len);
+/* An Oddball of the given kind (Node 20 kinds: undefined 5, null 3, true 1, false 0). */
+uint64_t fh_oddball(struct fake_heap *fh, int kind);
 uint64_t fh_external(struct fake_heap *fh, const void *data, int len, bool two_byte, bool uncached);
 
 #endif

@@ -270,6 +270,10 @@ Test(frames, stackwalk_names_js_frames_and_typed_frames)
 	uint64_t f1 = st.lo + 1024, f2 = st.lo + 2048, f3 = st.lo + 3072;
 	frame_at(f1, f2, 0x7000001, ctx, leaf);
 	frame_at(f2, f3, 0x7000002, ctx, outer);
+	/* plain calls: the receiver slot holds undefined */
+	uint64_t undefined = fh_oddball(&fh, 5);
+	put(f1 + 16, undefined);
+	put(f2 + 16, undefined);
 	frame_at(f3, 0, 0x7000003, (uint64_t)1 << 1, 0);
 	struct regset r;
 	memset(&r, 0, sizeof(r));

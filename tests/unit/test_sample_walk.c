@@ -108,8 +108,8 @@ Test(sample_walk, the_captured_memory_is_walked_not_the_stack_as_it_is_now)
 	static struct rec rec;
 	set_regs(&rec, CODE + 0x10, sp, f1);
 	capture(&rec, sp, 1024, V8W_RANGE_TOP); /* holds f1's slots */
-	capture(&rec, f2 - V8W_SLOTS_BELOW_FP, 80, V8W_RANGE_FRAME);
-	capture(&rec, f3 - V8W_SLOTS_BELOW_FP, 80, V8W_RANGE_FRAME);
+	capture(&rec, f2 - V8W_SLOTS_BELOW_FP, V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP, V8W_RANGE_FRAME);
+	capture(&rec, f3 - V8W_SLOTS_BELOW_FP, V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP, V8W_RANGE_FRAME);
 	/* the thread has moved on since the sample */
 	put(f2 + 8, CODE + 0xbad);
 	put(f1, stack_lo + 9000);
@@ -131,7 +131,7 @@ Test(sample_walk, a_frame_the_kernel_did_not_capture_ends_the_walk)
 	static struct rec rec;
 	set_regs(&rec, CODE + 0x10, sp, f1);
 	capture(&rec, sp, 1024, V8W_RANGE_TOP);
-	capture(&rec, f2 - V8W_SLOTS_BELOW_FP, 80, V8W_RANGE_FRAME);
+	capture(&rec, f2 - V8W_SLOTS_BELOW_FP, V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP, V8W_RANGE_FRAME);
 	/* f3 is missing (the record was full), while the live stack still holds a plausible frame */
 	struct frame out[16];
 	struct walk_stats st;

@@ -1,0 +1,213 @@
+/* code.c — Code objects and the PC → Code lookup. */
+#include "code.h"
+
+#include <string.h>
+
+/* Instructions start kCodeAlignment-aligned (32 or 64 bytes on x64): holders are looked for at
+ * 32-byte steps. Type checks cost two reads; once the holder map is known, only a few more are
+ * spent on other candidate words (the map could have changed). */
+enum { HEADER_READ = 80, SCAN_CHUNK = 4096, SCAN_STEP = 32, TYPE_CHECKS_LEARNING = 512,
+       TYPE_CHECKS_KNOWN = 16 };
+
+static enum code_tier tier_of(const struct v8_layout *L, int kind)
+{
+	if (v8_has(L, L_CODEKIND_BASELINE) && kind == L->v[L_CODEKIND_BASELINE])
+		return CT_BASELINE;
+	if (v8_has(L, L_CODEKIND_MAGLEV) && kind == L->v[L_CODEKIND_MAGLEV])
+		return CT_MAGLEV;
+	if (v8_has(L, L_CODEKIND_TURBOFAN) && kind == L->v[L_CODEKIND_TURBOFAN])
+		return CT_TURBOFAN;
+	return CT_OTHER;
+}
+
+static uint64_t word_at(const uint8_t *hdr, int32_t off)
+{
+	uint64_t v;
+	memcpy(&v, hdr + off, 8);
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *hdr, int32_t off)
+{
+	uint32_t v;
+	memcpy(&v, hdr + off, 4);
+	return v;
+}
+
+/* Decode a Code header; `known_map` (0 = none) is a map already known to be Code's. */
+static bool code_read(const struct v8_heap *h, uint64_t code, uint64_t known_map, struct v8_code *out)
+{
+	const struct v8_layout *L = h->L;
+	/* fields read from the header; the instruction start is one unless instructions are inline */
+	static const enum v8_item fields[] = {L_CODE_INSTR_SIZE, L_CODE_FLAGS, L_CODE_SPT,
+					      L_CODE_DEOPT_DATA, L_CODE_INSTR_START};
+	size_t nfields = sizeof(fields) / sizeof(fields[0]) - (L->v[L_CODE_INSTR_INLINE] ? 1 : 0);
+	for (size_t i = 0; i < nfields; i++)
+		if (!v8_has(L, fields[i]) || L->v[fields[i]] < 0 || L->v[fields[i]] + 8 > HEADER_READ)
+			return false;
+	uint8_t hdr[HEADER_READ];
+	if (!v8_has(L, L_CODE_INSTR_START) || !v8_is_heap_object(code) ||
+	    !v8_read_obj(h, code, 0, hdr, sizeof(hdr)))
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->map = word_at(hdr, L->v[L_HEAPOBJECT_MAP]);
+	if (out->map != known_map && !v8_is(h, code, L_T_CODE))
+		return false;
+	out->code = code;
+	uint32_t flags = u32_at(hdr, L->v[L_CODE_FLAGS]);
+	out->kind = (int)((flags & (uint32_t)L->v[L_CODE_KIND_MASK]) >> L->v[L_CODE_KIND_SHIFT]);
+	out->tier = tier_of(L, out->kind);
+	int32_t size = (int32_t)u32_at(hdr, L->v[L_CODE_INSTR_SIZE]);
+	if (size <= 0 || size > CODE_SCAN_MAX * 16)
+		return false;
+	out->size = (uint64_t)size;
+	if (L->v[L_CODE_INSTR_INLINE])
+		out->start = code - 1 + (uint64_t)L->v[L_CODE_INSTR_START];
+	else
+		out->start = word_at(hdr, L->v[L_CODE_INSTR_START]);
+	out->spt = word_at(hdr, L->v[L_CODE_SPT]);
+	out->deopt = word_at(hdr, L->v[L_CODE_DEOPT_DATA]);
+	return out->start != 0;
+}
+
+bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
+{
+	return code_read(h, code, 0, out);
+}
+
+void code_finder_init(struct code_finder *cf)
+{
+	memset(cf, 0, sizeof(*cf));
+}
+
+static void remember(struct code_finder *cf, const struct v8_code *c)
+{
+	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++)
+		if (cf->cache[i].code == c->code) {
+			cf->cache[i] = *c;
+			return;
+		}
+	cf->cache[cf->next_slot] = *c;
+	cf->next_slot = (cf->next_slot + 1) % CODE_CACHE_SLOTS;
+}
+
+static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
+		       struct v8_code *out)
+{
+	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
+		struct v8_code *c = &cf->cache[i];
+		if (!c->code || !v8_code_contains(c, pc))
+			continue;
+		/* the Code may have died and its memory been reused: read it again */
+		struct v8_code now;
+		if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
+		    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt) {
+			*out = now;
+			cf->hits++;
+			return true;
+		}
+		memset(c, 0, sizeof(*c));
+	}
+	return false;
+}
+
+/* The object holding the instructions: an InstructionStream (V8 >= 11.1.204), else the Code. */
+struct holder_shape {
+	bool inline_code;
+	int32_t body;     /* offset of the first instruction in the holder */
+	int32_t back_ptr; /* InstructionStream → Code */
+	enum v8_item type;
+};
+
+static bool holder_shape(const struct v8_layout *L, struct holder_shape *s)
+{
+	s->inline_code = L->v[L_CODE_INSTR_INLINE] != 0;
+	if (s->inline_code) {
+		s->body = L->v[L_CODE_INSTR_START];
+		s->back_ptr = -1;
+		s->type = L_T_CODE;
+		return v8_has(L, L_CODE_INSTR_START);
+	}
+	s->body = L->v[L_IS_BODY];
+	s->back_ptr = L->v[L_IS_CODE];
+	s->type = L_T_INSTRUCTION_STREAM;
+	return v8_has(L, L_IS_BODY) && v8_has(L, L_IS_CODE) && v8_has(L, L_T_INSTRUCTION_STREAM);
+}
+
+/* Is the object at untagged address x (whose first word is map) the holder of code containing
+ * pc? */
+static bool try_holder(struct code_finder *cf, const struct v8_heap *h, const struct holder_shape *s,
+		       uint64_t x, uint64_t map, uint64_t pc, int *type_checks, struct v8_code *out)
+{
+	if (!v8_is_heap_object(map))
+		return false;
+	if (cf->holder_map != map) {
+		int limit = cf->holder_map ? TYPE_CHECKS_KNOWN : TYPE_CHECKS_LEARNING;
+		if (++*type_checks > limit || !v8_is(h, x + 1, s->type))
+			return false;
+	}
+	uint64_t code = x + 1;
+	if (!s->inline_code && !v8_field(h, x + 1, s->back_ptr, &code))
+		return false;
+	struct v8_code c;
+	if (!code_read(h, code, cf->code_map, &c) || c.start != x + (uint64_t)s->body ||
+	    !v8_code_contains(&c, pc))
+		return false;
+	cf->holder_map = map;
+	cf->code_map = c.map;
+	*out = c;
+	return true;
+}
+
+static bool scan(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, struct v8_code *out)
+{
+	struct holder_shape s;
+	if (!holder_shape(h->L, &s) || s.body <= 0)
+		return false;
+	cf->scans++;
+	uint8_t buf[SCAN_CHUNK];
+	uint64_t wlo = 0, whi = 0; /* buf holds [wlo, whi) */
+	int type_checks = 0;
+	uint64_t first = pc & ~(uint64_t)(SCAN_STEP - 1);
+	for (uint64_t b = first; pc - b <= CODE_SCAN_MAX && b > (uint64_t)s.body; b -= SCAN_STEP) {
+		uint64_t x = b - (uint64_t)s.body;
+		if (x < wlo || x + 8 > whi) {
+			whi = x + 8;
+			wlo = whi - SCAN_CHUNK;
+			if (!mem_read(h->mem, wlo, buf, SCAN_CHUNK)) {
+				/* near the start of the mapping: fall back to a word at a time */
+				wlo = x;
+				if (!mem_read(h->mem, wlo, buf, 8))
+					break;
+			}
+		}
+		uint64_t map;
+		memcpy(&map, buf + (x - wlo), 8);
+		if (try_holder(cf, h, &s, x, map, pc, &type_checks, out))
+			return true;
+	}
+	cf->scan_fail++;
+	return false;
+}
+
+bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
+	       struct v8_code *out)
+{
+	if (hint && code_read(h, hint, cf->code_map, out) && v8_code_contains(out, pc)) {
+		cf->code_map = out->map;
+		struct holder_shape s;
+		uint64_t map;
+		if (!cf->holder_map && holder_shape(h->L, &s) && s.body > 0 &&
+		    mem_read_u64(h->mem, out->start - (uint64_t)s.body, &map) &&
+		    v8_is(h, out->start - (uint64_t)s.body + 1, s.type))
+			cf->holder_map = map;
+		remember(cf, out);
+		return true;
+	}
+	if (from_cache(cf, h, pc, out))
+		return true;
+	if (!scan(cf, h, pc, out))
+		return false;
+	remember(cf, out);
+	return true;
+}

@@ -1,0 +1,50 @@
+/* code.h — V8 Code objects: their instruction range, kind, position table and deoptimization
+ * data, and finding the Code that contains a machine-code address. A JIT PC is first tried
+ * against a hint (the function's current code), then against the Code objects found before
+ * (re-validated), then by scanning the memory below the PC for the header of the object that
+ * holds the instructions (an InstructionStream from V8 11.1.204, the Code itself before), whose
+ * back pointer and instruction range must agree. This finds OSR code, code a function no longer
+ * points to (deoptimized, tiered up) and code reached only through the dispatch table. */
+#ifndef V8WALK_CODE_H
+#define V8WALK_CODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "heap.h"
+
+enum code_tier { CT_OTHER, CT_BASELINE, CT_MAGLEV, CT_TURBOFAN };
+
+struct v8_code {
+	uint64_t code;        /* tagged Code */
+	uint64_t map;         /* its map (a cache hit whose header still has it skips the type check) */
+	uint64_t start, size; /* instructions */
+	int kind;             /* CodeKind value of this V8 */
+	enum code_tier tier;
+	uint64_t spt;         /* source-position table (baseline: bytecode-offset table) */
+	uint64_t deopt;       /* deoptimization data (baseline: BytecodeArray or InterpreterData) */
+};
+
+/* Read and type-check a Code object. */
+bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out);
+static inline bool v8_code_contains(const struct v8_code *c, uint64_t pc)
+{
+	return pc >= c->start && pc < c->start + c->size;
+}
+
+enum { CODE_CACHE_SLOTS = 128, CODE_SCAN_MAX = 1 << 20 };
+
+struct code_finder {
+	struct v8_code cache[CODE_CACHE_SLOTS]; /* found before; re-read on every hit */
+	unsigned next_slot;    /* round-robin replacement */
+	uint64_t holder_map;   /* learned map of InstructionStream (or Code) */
+	uint64_t code_map;     /* learned map of Code */
+	unsigned long hits, scans, scan_fail;
+};
+
+void code_finder_init(struct code_finder *cf);
+/* The Code whose instructions contain pc. `hint` (a tagged Code or 0) is tried first. */
+bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
+	       struct v8_code *out);
+
+#endif

@@ -1,0 +1,338 @@
+/* positions.c — current source positions of JS frames, per tier. What a Code object or a
+ * BytecodeArray yields once read (position tables, bytecodes, inlining data) is kept per object
+ * and reused while the object's identifying fields still match, so that a sample costs few reads
+ * of the stopped target. */
+#include "positions.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
+#include "bytecode.h"
+#include "safepoints.h"
+#include "spt.h"
+
+void positions_init(struct positions *p)
+{
+	memset(p, 0, sizeof(*p));
+	code_finder_init(&p->codes);
+}
+
+static void drop(struct decoded *d)
+{
+	free(d->table);
+	free(d->bytecodes);
+	free(d->safepoints);
+	free(d->deopt_bytecode);
+	inlining_free(&d->inl);
+	memset(d, 0, sizeof(*d));
+}
+
+void positions_free(struct positions *p)
+{
+	for (int i = 0; i < DECODED_SLOTS; i++)
+		drop(&p->decoded[i]);
+	bytecode_sizes_free(&p->sizes);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The cached decoding of obj whose identity is id[], or a fresh slot for it. */
+static struct decoded *slot_for(struct positions *p, uint64_t obj, const uint64_t id[3], bool *fresh)
+{
+	for (int i = 0; i < DECODED_SLOTS; i++) {
+		struct decoded *d = &p->decoded[i];
+		if (d->obj == obj && !memcmp(d->id, id, sizeof(d->id))) {
+			*fresh = false;
+			p->decoded_hits++;
+			return d;
+		}
+	}
+	struct decoded *d = &p->decoded[p->next_slot];
+	p->next_slot = (p->next_slot + 1) % DECODED_SLOTS;
+	drop(d);
+	d->obj = obj;
+	memcpy(d->id, id, sizeof(d->id));
+	*fresh = true;
+	return d;
+}
+
+static void read_table(const struct v8_heap *h, uint64_t table, struct decoded *d)
+{
+	d->have_table = table && v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &d->table, &d->tn);
+}
+
+/* Maglev code: the safepoint table after the instructions and the bytecode offset of each
+ * deoptimization entry. */
+static void read_deopt_entries(const struct v8_heap *h, const struct v8_code *c, struct decoded *d)
+{
+	const struct v8_layout *L = h->L;
+	uint8_t header[MAGLEV_SAFEPOINT_HEADER];
+	size_t size;
+	if (!v8_has(L, L_MAGLEV_SAFEPOINTS) || !v8_has(L, L_DEOPT_FIRST_ENTRY) ||
+	    !mem_read(h->mem, c->start + c->size, header, sizeof(header)) ||
+	    !(size = maglev_safepoints_size(header, sizeof(header))))
+		return;
+	int64_t len = v8_array_length(h, c->deopt), first = L->v[L_DEOPT_FIRST_ENTRY];
+	int64_t n = len > first ? (len - first) / 3 : 0;
+	if (n <= 0 || n > MAGLEV_SAFEPOINT_MAX)
+		return;
+	uint64_t *raw = xmalloc((size_t)n * 24);
+	d->safepoints = xmalloc(size);
+	if (mem_read(h->mem, c->start + c->size, d->safepoints, size) &&
+	    v8_read_obj(h, c->deopt, L->v[L_FIXED_ARRAY_DATA] + (int32_t)(8 * first), raw, (size_t)n * 24)) {
+		d->sn = size;
+		d->deopt_bytecode = xmalloc((size_t)n * sizeof(*d->deopt_bytecode));
+		d->ndeopt = (int)n;
+		for (int64_t i = 0; i < n; i++)
+			d->deopt_bytecode[i] = v8_is_smi(raw[3 * i]) ? (int32_t)v8_smi_value(raw[3 * i]) : INT32_MIN;
+	} else {
+		free(d->safepoints);
+		d->safepoints = NULL;
+	}
+	free(raw);
+}
+
+/* A Code object's tables: its position table (the bytecode-offset table for baseline code) and,
+ * for optimized code, what inlining expansion needs. */
+static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h, const struct v8_code *c)
+{
+	uint64_t id[3] = {c->start, c->size << 8 | (uint64_t)c->kind, c->spt ^ (c->deopt << 1)};
+	bool fresh;
+	struct decoded *d = slot_for(p, c->code, id, &fresh);
+	if (fresh) {
+		read_table(h, c->spt, d);
+		if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
+			inlining_load(h, c->deopt, &d->inl);
+		if (c->tier == CT_MAGLEV)
+			read_deopt_entries(h, c, d);
+	}
+	return d;
+}
+
+/* A BytecodeArray's position table (absent with lazy source positions) and, on request, its
+ * bytecodes. */
+static struct decoded *decoded_bca(struct positions *p, const struct v8_heap *h, uint64_t bca,
+				   bool need_bytecodes)
+{
+	int64_t len = bca_length(h, bca);
+	uint64_t table = bca_position_table(h, bca);
+	if (len < 0)
+		return NULL;
+	uint64_t id[3] = {(uint64_t)len, table, 0};
+	bool fresh;
+	struct decoded *d = slot_for(p, bca, id, &fresh);
+	if (fresh)
+		read_table(h, table, d);
+	if (need_bytecodes && !d->bytecodes)
+		bca_bytecodes(h, bca, &d->bytecodes, &d->bn);
+	return d;
+}
+
+static bool lookup(const struct v8_heap *h, const struct decoded *d, int64_t code_offset, uint64_t *pos)
+{
+	return d && d->have_table &&
+	       spt_lookup(d->table, d->tn, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
+}
+
+static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, uint64_t bca,
+				 int64_t offset)
+{
+	uint64_t pos;
+	if (!lookup(h, decoded_bca(p, h, bca, false), offset, &pos)) {
+		p->no_table++;
+		return -1;
+	}
+	return srcpos_script_offset(pos);
+}
+
+int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
+					   uint64_t bca, int64_t offset)
+{
+	return bytecode_position(p, h, bca, offset);
+}
+
+static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)
+{
+	uint64_t code;
+	/* with leaptiering the slot is a dispatch handle, not a pointer */
+	if (h->L->v[L_LEAPTIERING] || !v8_has(h->L, L_JSFUNC_CODE) ||
+	    !v8_field(h, function, h->L->v[L_JSFUNC_CODE], &code) || !v8_is_heap_object(code))
+		return 0;
+	return code;
+}
+
+/* Is this the baseline code of the function? From V8 10 the Code keeps the BytecodeArray in its
+ * deoptimization-data slot and the SharedFunctionInfo's function_data is the Code; V8 9.x wraps it
+ * in BaselineData there. */
+static bool baseline_code_of(const struct v8_heap *h, const struct v8_code *c, uint64_t sfi,
+			     uint64_t bca)
+{
+	const struct v8_layout *L = h->L;
+	if (bca && c->deopt == bca)
+		return true;
+	uint64_t fd, code;
+	if (!v8_has(L, L_SFI_FUNCTION_DATA) || !v8_field(h, sfi, L->v[L_SFI_FUNCTION_DATA], &fd))
+		return false;
+	if (fd == c->code)
+		return true;
+	return v8_has(L, L_BASELINE_DATA_CODE) && v8_is(h, fd, L_T_BASELINE_DATA) &&
+	       v8_field(h, fd, L->v[L_BASELINE_DATA_CODE], &code) && code == c->code;
+}
+
+/* Does this Code run the frame's function? Optimized code names its SharedFunctionInfo in the
+ * deoptimization data. */
+static bool code_runs(struct positions *p, const struct v8_heap *h, const struct v8_code *c,
+		      uint64_t sfi, uint64_t bca)
+{
+	if (c->tier == CT_BASELINE)
+		return baseline_code_of(h, c, sfi, bca);
+	if (c->tier == CT_MAGLEV || c->tier == CT_TURBOFAN)
+		return decoded_code(p, h, c)->inl.outer == sfi;
+	return false;
+}
+
+/* The place in a frame's machine code: the Code, the pc in it, and whether pc is a return
+ * address. */
+struct code_site {
+	struct v8_code c;
+	uint64_t pc;
+	bool is_return;
+};
+
+/* The frame's code and the PC in it: the site's pc when it is in this frame's code, else a
+ * return address the caller of a frameless builtin (or prologue) left above the stack pointer. */
+static bool frame_code(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, uint64_t sfi, struct code_site *cs)
+{
+	uint64_t hint = function_code_hint(h, vf->function);
+	uint64_t bca = v8_is_bytecode_array(h, vf->bytecode_array) ? vf->bytecode_array : 0;
+	if (site->pc_in_frame) {
+		uint64_t probe = site->top ? site->pc : site->pc - 1;
+		if (code_find(&p->codes, h, probe, hint, &cs->c) && code_runs(p, h, &cs->c, sfi, bca)) {
+			cs->pc = site->pc;
+			cs->is_return = !site->top;
+			return true;
+		}
+	}
+	for (int i = 0; site->top && !site->pc_in_frame && i < site->ncandidates; i++) {
+		uint64_t ra = site->ret_candidates[i];
+		if (code_find(&p->codes, h, ra - 1, hint, &cs->c) && code_runs(p, h, &cs->c, sfi, bca)) {
+			cs->pc = ra;
+			cs->is_return = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint8_t tier_of(enum code_tier t)
+{
+	switch (t) {
+	case CT_BASELINE: return TIER_BASELINE;
+	case CT_MAGLEV: return TIER_MAGLEV;
+	case CT_TURBOFAN: return TIER_TURBOFAN;
+	default: return TIER_UNKNOWN;
+	}
+}
+
+static int interpreted(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, struct js_position *out)
+{
+	int64_t raw = v8_smi_value(vf->bytecode_offset);
+	const struct regset *r = site->regs;
+	/* inside a bytecode handler the frame slot may be stale; the handler keeps the offset in
+	 * r9 and the array in r12 (V8's interpreter register assignment on x64) */
+	if (site->top && site->in_handler && r && reg_ok(r, DW_R12) && reg_ok(r, DW_R9) &&
+	    r->r[DW_R12] == vf->bytecode_array)
+		raw = (int64_t)r->r[DW_R9];
+	int64_t offset = bca_offset_from_frame(h, vf->bytecode_array, raw);
+	out->tier = TIER_INTERPRETED;
+	if (offset >= 0 && (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+		out->source = POS_BYTECODE;
+	return 1;
+}
+
+static int baseline(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		    const struct code_site *cs, struct js_position *out)
+{
+	out->tier = TIER_BASELINE;
+	if (!p->sizes.count || !cs)
+		return 1;
+	const struct decoded *code = decoded_code(p, h, &cs->c);
+	const struct decoded *bc = decoded_bca(p, h, vf->bytecode_array, true);
+	int64_t offset;
+	if (code->have_table && bc && bc->bytecodes &&
+	    baseline_bytecode_offset(&p->sizes, code->table, code->tn, bc->bytecodes, bc->bn,
+				     cs->pc - cs->c.start, &offset) &&
+	    (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+		out->source = POS_BASELINE;
+	return 1;
+}
+
+static int optimized(struct positions *p, const struct v8_heap *h, const struct code_site *cs,
+		     struct js_position *out, int max)
+{
+	uint64_t pos;
+	const struct decoded *d = decoded_code(p, h, &cs->c);
+	out->tier = tier_of(cs->c.tier);
+	/* V8 looks up the instruction before a return address: the call itself */
+	if (!lookup(h, d, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
+		p->no_table++;
+		return 1;
+	}
+	struct inline_frame fr[64];
+	int n = inlining_expand(&d->inl, pos, fr, max < 64 ? max : 64);
+	/* Maglev's table can be off inside a peeled loop iteration or out-of-line code; at a call,
+	 * the deoptimization entry of its safepoint has the bytecode offset V8 itself would use. It
+	 * is the outermost function's: it settles frames without inlining. */
+	int index;
+	if (n == 1 && cs->is_return && d->safepoints &&
+	    maglev_deopt_index(d->safepoints, d->sn, (uint32_t)(cs->pc - cs->c.start), &index) &&
+	    index < d->ndeopt && d->deopt_bytecode[index] >= -1) {
+		uint64_t bca = sfi_bytecode_array(h, fr[0].sfi);
+		int32_t at = bca ? bytecode_position(p, h, bca, d->deopt_bytecode[index]) : -1;
+		if (at >= 0)
+			fr[0].script_offset = at;
+	}
+	for (int i = 0; i < n; i++) {
+		out[i] = out[0];
+		out[i].sfi = fr[i].sfi;
+		out[i].script_offset = fr[i].script_offset;
+		out[i].source = fr[i].script_offset >= 0 ? POS_CODE : POS_FUNCTION_START;
+		out[i].inlined = fr[i].inlined;
+	}
+	return n > 0 ? n : 1;
+}
+
+int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, struct js_position *out, int max)
+{
+	uint64_t sfi;
+	if (max <= 0 || !v8_field(h, vf->function, h->L->v[L_JSFUNC_SHARED], &sfi) ||
+	    !v8_is(h, sfi, L_T_SFI))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->sfi = sfi;
+	out->script_offset = -1;
+	out->source = POS_FUNCTION_START;
+	out->tier = TIER_UNKNOWN;
+	/* Machine code first: OSR code runs in the frame the interpreter (or baseline code) built,
+	 * whose BytecodeArray and stale bytecode offset are still in place. Interpreted frames run
+	 * in builtins, so their pc is never JIT code. */
+	struct code_site cs;
+	bool have_code = (site->pc_in_jit || (site->top && !site->pc_in_frame)) &&
+			 frame_code(p, h, vf, site, sfi, &cs);
+	if (have_code && (cs.c.tier == CT_MAGLEV || cs.c.tier == CT_TURBOFAN))
+		return optimized(p, h, &cs, out, max);
+	/* interpreted and baseline frames keep their BytecodeArray; the next slot tells them apart
+	 * (a Smi offset, or the baseline frame's feedback vector). Optimized frames keep spill
+	 * slots there, hence the type check. */
+	if (v8_is_bytecode_array(h, vf->bytecode_array)) {
+		if (v8_is_smi(vf->bytecode_offset))
+			return interpreted(p, h, vf, site, out);
+		return baseline(p, h, vf, have_code && cs.c.tier == CT_BASELINE ? &cs : NULL, out);
+	}
+	if (!have_code)
+		p->no_code++;
+	return 1;
+}

@@ -1,0 +1,91 @@
+/* positions.h — the source position each JavaScript frame is executing, in every tier, and the
+ * functions an optimized frame inlined:
+ *   interpreted  BytecodeArray (fp-32) + bytecode offset (Smi at fp-40, or the live offset
+ *                register in a bytecode handler) → the array's source-position table;
+ *   baseline     the PC in the frame's baseline Code → bytecode offset → the same table;
+ *   optimized    the PC in the Maglev/TurboFan Code that contains it (found by code.c, so OSR and
+ *                deoptimized code count) → the Code's table, expanded through its
+ *                deoptimization data into inlined frames.
+ * When nothing better is known the frame shows its function's start (script_offset -1). */
+#ifndef V8WALK_POSITIONS_H
+#define V8WALK_POSITIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../walker/frame.h"
+#include "../walker/regs.h"
+#include "baseline.h"
+#include "code.h"
+#include "frames.h"
+#include "heap.h"
+#include "inlining.h"
+
+/* Where a JS frame was found, as the stack walker knows it. */
+struct js_site {
+	uint64_t pc;       /* exact when `top`, else a return address */
+	bool top;          /* the innermost frame (or the state a signal frame restored) */
+	bool pc_in_frame;  /* pc belongs to this frame's code (not to a frameless builtin on top) */
+	bool pc_in_jit;    /* pc is in V8-generated code (not in the embedded builtins) */
+	bool in_handler;   /* pc is in a bytecode handler (live offset in a register) */
+	const struct regset *regs; /* the interrupted registers when `top`, else NULL */
+	/* return addresses into JIT code found just above the stack pointer (top frames only): the
+	 * caller of a frameless builtin or of a prologue/epilogue left one there */
+	const uint64_t *ret_candidates;
+	int ncandidates;
+};
+
+enum pos_source {
+	POS_FUNCTION_START, /* nothing better: the function's definition */
+	POS_BYTECODE,       /* interpreted frame */
+	POS_BASELINE,       /* baseline PC → bytecode offset */
+	POS_CODE,           /* optimized code's own table */
+};
+
+struct js_position {
+	uint64_t sfi;          /* SharedFunctionInfo of this (maybe inlined) function */
+	int32_t script_offset; /* -1 = unknown */
+	uint8_t tier;          /* enum js_tier */
+	uint8_t source;        /* enum pos_source */
+	bool inlined;
+};
+
+/* What one Code object or BytecodeArray yielded, kept while its identifying fields match. */
+struct decoded {
+	uint64_t obj;           /* the Code or BytecodeArray (0 = free slot) */
+	uint64_t id[3];         /* Code: start, size/kind, tables; BytecodeArray: length, table */
+	uint8_t *table;         /* position table (baseline Code: bytecode-offset table) */
+	size_t tn;
+	bool have_table;
+	uint8_t *bytecodes;     /* BytecodeArray, read when a baseline frame needs them */
+	size_t bn;
+	struct inlining_data inl; /* optimized Code */
+	uint8_t *safepoints;    /* Maglev Code: its safepoint table */
+	size_t sn;
+	int32_t *deopt_bytecode; /* Maglev Code: the outermost bytecode offset of each deopt entry */
+	int ndeopt;
+};
+
+enum { DECODED_SLOTS = 256 };
+
+struct positions {
+	struct code_finder codes;
+	struct bytecode_sizes sizes; /* from the V8 binary; baseline frames need them */
+	struct decoded decoded[DECODED_SLOTS];
+	unsigned next_slot;
+	unsigned long no_code, no_table, decoded_hits;
+};
+
+void positions_init(struct positions *p);
+void positions_free(struct positions *p);
+
+/* Positions of the JS frame vf (innermost first: inlined functions, then the frame's own
+ * function). Returns the count (>= 1 when the frame's function is readable, else 0). */
+int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
+		       const struct js_site *site, struct js_position *out, int max);
+
+/* The script offset of a bytecode offset in a BytecodeArray (-1 when the table is missing). */
+int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
+					   uint64_t bca, int64_t offset);
+
+#endif
