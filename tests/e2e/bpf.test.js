@@ -12,7 +12,8 @@ const h = require('./harness');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-bpf-'));
 require('node:test').after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-// Stacks whose root is process `pid` and that run the hot chain outer → middle → leaf.
+// Stacks whose root is process `pid` and that run the hot chain outer → middle → leaf (runs use
+// --function: JS frames at their definition lines, which the process reports).
 function chainSamples(stacks, pid, truth) {
   const chain = ['outer', 'middle', 'leaf'].map((name) => ({ name, file: truth.file, line: truth.defLines[name] }));
   return stacks.filter((s) => s.frames[0].endsWith(`(${pid})`) && h.hasChain(s.frames, chain))
@@ -24,7 +25,7 @@ h.modeTest('bpf', 'several --pid: each process is its own root, each with its JS
   t.after(() => a.stop());
   const b = await h.startFixture('chain.js');
   t.after(() => b.stop());
-  const r = await h.runV8walk(['--pid', String(a.pid), '--pid', String(b.pid), '--raw', '--duration', '3']);
+  const r = await h.runV8walk(['--pid', String(a.pid), '--pid', String(b.pid), '--raw', '--function', '--duration', '3']);
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   // the root is "name (pid)": node's own name, or the name node gives its main thread (Node 24+)
@@ -53,7 +54,7 @@ h.modeTest('bpf', '--all-node finds node by its symbols: a renamed node yes, a "
   fs.chmodSync(fake, 0o755);
   const sleeper = spawn(fake, ['30'], { stdio: 'ignore' });
   t.after(() => sleeper.kill('SIGKILL'));
-  const r = await h.runV8walk(['--all-node', '--raw', '--duration', '4']);
+  const r = await h.runV8walk(['--all-node', '--raw', '--function', '--duration', '4']);
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   assert.ok(chainSamples(stacks, a.pid, a.ready) >= 40, `node (${a.pid}) sampled`);
@@ -103,7 +104,7 @@ h.modeTest('bpf', '--mode auto falls back to eBPF when ptrace is refused (alread
   const tracer = h.startV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--raw', '--duration', '6']);
   for (let i = 0; i < 100 && h.tracerPid(fx.pid) === 0; i++) await h.sleep(20);
   assert.strictEqual(h.tracerPid(fx.pid), tracer.child.pid);
-  const r = await h.runV8walk(['--mode', 'auto', '--pid', String(fx.pid), '--raw', '--duration', '2']);
+  const r = await h.runV8walk(['--mode', 'auto', '--pid', String(fx.pid), '--raw', '--function', '--duration', '2']);
   assert.strictEqual(r.code, 0, r.stderr);
   assert.match(r.stderr, new RegExp(`ptrace is refused: process ${fx.pid} \\([^)]+\\) is already traced by process ${tracer.child.pid} \\(v8walk\\).*; sampling with eBPF instead`));
   assert.ok(chainSamples(h.parseFolded(r.stdout), fx.pid, fx.ready) >= 20, 'sampled anyway');
@@ -127,7 +128,7 @@ h.modeTest('bpf', 'without privileges: one line naming what eBPF needs', { skip:
 h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, never padded with invented frames', async (t) => {
   const fx = await h.startFixture('deep.js');
   t.after(() => fx.stop());
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2']);
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--function', '--duration', '2']);
   assert.strictEqual(r.code, 0, r.stderr);
   const { file, lines } = fx.ready;
   let recursing = 0, cut = 0, cutElsewhere = 0;

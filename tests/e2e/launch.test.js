@@ -14,15 +14,21 @@ test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 let nth = 0;
 const outFile = () => path.join(tmp, `profile-${++nth}.folded`);
 
+// (profiles are taken with --function: JS frames at their definition lines)
 function spinSamples(out, ready) {
   const stacks = h.parseFolded(fs.readFileSync(out, 'utf8'));
-  const hot = stacks.filter((s) => h.hasChain(s.frames, [{ name: 'spin', file: ready.file, line: ready.spinLine }]));
+  // spin runs as an immediate's callback: V8 names it "Immediate.spin [as _onImmediate]"
+  const isSpin = (f) => {
+    const j = h.parseJsFrame(f);
+    return j && /^(\w+\.)?spin( \[as [^\]]+\])?$/.test(j.name) && j.file === ready.file && j.line === ready.spinLine;
+  };
+  const hot = stacks.filter((s) => s.frames.some(isSpin));
   return { stacks, hot: hot.reduce((a, s) => a + s.count, 0) };
 }
 
 test('launch: the exit code passes through and the program is profiled with its JS named', async (t) => {
   const out = outFile();
-  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '--function', '-o', out] });
   t.after(() => fx.stop());
   await h.sleep(2500);
   fx.child.stdin.write('exit 3\n');
@@ -49,7 +55,7 @@ test('launch: death by a signal is exit code 128 + the signal', async (t) => {
 
 test('launch: SIGINT sent to v8walk goes to the program, and the profile is still written', async (t) => {
   const out = outFile();
-  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', out] });
+  const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '--function', '-o', out] });
   t.after(() => fx.stop());
   await h.sleep(1000);
   fx.v8walk.kill('SIGINT');
