@@ -105,24 +105,27 @@ function jsFrames(thread) {
   return thread.frames.filter((f) => f.kind === 'js' || f.kind === 'inlined');
 }
 
-// v8walk's JS frames must be the truth's frames: same functions, same files, same order.
-function assertSameJs(frames, truth, what) {
-  assert.deepStrictEqual(frames.map((f) => `${shortName(f.name)} @ ${f.file}`),
-    truth.map((f) => `${shortName(f.name)} @ ${f.file}`), what);
+// v8walk's JS frames must be the truth's frames: same functions, same files, same order (from
+// frame `from` on: see checkPositions).
+function assertSameJs(frames, truth, what, from = 0) {
+  assert.strictEqual(frames.length, truth.length, `${what}: as many frames`);
+  assert.deepStrictEqual(frames.slice(from).map((f) => `${shortName(f.name)} @ ${f.file}`),
+    truth.slice(from).map((f) => `${shortName(f.name)} @ ${f.file}`), what);
 }
 
-// Lines of frames in the fixture's file: the current line (exact) or, until the walker reports
-// current positions, the function's definition line. Returns how many were exact.
-function checkLines(frames, truth, fx, what) {
-  let exact = 0;
+// Positions of frames in the fixture's file against the truth, frame by frame (line and column,
+// 1-based as Error.stack prints them). `from` skips the innermost frames (the fixture's truth and
+// its crash or park are two different callees called from one call expression).
+function checkPositions(frames, truth, fx, what, from = 1) {
+  let compared = 0;
   frames.forEach((f, i) => {
-    if (f.file !== fx.file) return;
-    const name = shortName(f.name);
-    assert.ok(f.line === truth[i].line || f.line === fx.defLines[name],
-      `${what}: ${name} line ${f.line} is neither its current line ${truth[i].line} nor its definition line ${fx.defLines[name]}`);
-    if (f.line === truth[i].line) exact++;
+    if (i < from || f.file !== fx.file) return;
+    assert.deepStrictEqual(`${shortName(f.name)} ${f.line}:${f.column}`,
+      `${shortName(truth[i].name)} ${truth[i].line}:${truth[i].col}`, `${what}: frame ${i}`);
+    compared++;
   });
-  return exact;
+  assert.ok(compared >= 3, `${what}: ${compared} frames of the fixture compared`);
+  return compared;
 }
 
 // The ELF layout of a core: program headers, threads (tid, rsp) and mapped files.
@@ -189,5 +192,5 @@ function buildId(file) {
 
 module.exports = {
   FIXTURE, tempDir, crashFixture, gcore, coreJson, nodeStacks, shortName, jsFrames, assertSameJs,
-  checkLines, readLayout, copyCore, setFilesz, buildId,
+  checkPositions, readLayout, copyCore, setFilesz, buildId,
 };
