@@ -112,7 +112,8 @@ static bool read_phdrs(struct core_file *cf, const Elf64_Ehdr *eh, struct strbuf
 			  cf->path);
 		return false;
 	}
-	qsort(cf->segs, cf->nsegs, sizeof(*cf->segs), cmp_seg);
+	if (cf->nsegs)
+		qsort(cf->segs, cf->nsegs, sizeof(*cf->segs), cmp_seg);
 	return true;
 }
 

@@ -337,3 +337,24 @@ struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
 	}
 	return img->cfi;
 }
+
+const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *n = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
+			return NULL;
+		*size = sh.sh_size;
+		return img->data + sh.sh_offset;
+	}
+	return NULL;
+}

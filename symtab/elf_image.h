@@ -62,6 +62,8 @@ void elf_image_foreach_sym(const struct elf_image *img, elf_sym_cb cb, void *ctx
 /* Find one symbol by exact name (either table); returns false when absent. */
 bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t *value,
 			uint64_t *size);
+/* The bytes of a section in the file (NULL when absent or NOBITS). */
+const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
 /* Hex form of a build-id; buf needs 2*len+1 bytes. */

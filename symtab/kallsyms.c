@@ -40,7 +40,8 @@ bool kallsyms_load(struct kallsyms *k, const char *path)
 		sb_addc(&k->names, '\0');
 	}
 	fclose(f);
-	qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	return k->n > 0;
 }
 

@@ -43,7 +43,8 @@ static int cmp_start(const void *a, const void *b)
 
 void maps_sort(struct maps *m)
 {
-	qsort(m->v, m->n, sizeof(*m->v), cmp_start);
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_start);
 }
 
 static bool parse_line(const char *line, struct mapping *e, char *pathbuf, size_t pathcap)

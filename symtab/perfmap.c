@@ -152,7 +152,8 @@ static int cmp_entry(const void *a, const void *b)
 
 static void sort_entries(struct perfmap *pm)
 {
-	qsort(pm->v, pm->n, sizeof(*pm->v), cmp_entry);
+	if (pm->n)
+		qsort(pm->v, pm->n, sizeof(*pm->v), cmp_entry);
 	pm->max_end = xrealloc(pm->max_end, (pm->n ? pm->n : 1) * sizeof(*pm->max_end));
 	uint64_t m = 0;
 	for (size_t i = 0; i < pm->n; i++) {

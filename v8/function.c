@@ -7,12 +7,13 @@
 #include "../util/xalloc.h"
 #include "strings.h"
 
-enum { MAX_FUNCTIONS = 1 << 16, SCOPE_SLOTS = 16 };
+enum { MAX_FUNCTIONS = 1 << 16, SCOPE_SLOTS = 16, BLOCK = 1024 };
 
 void function_cache_init(struct function_cache *c, struct intern *strings,
 			 struct script_cache *scripts)
 {
 	memset(c, 0, sizeof(*c));
+	pool_init(&c->entries, sizeof(struct v8_function), BLOCK);
 	u64map_init(&c->idx, 0);
 	c->strings = strings;
 	c->scripts = scripts;
@@ -20,7 +21,7 @@ void function_cache_init(struct function_cache *c, struct intern *strings,
 
 void function_cache_free(struct function_cache *c)
 {
-	free(c->v);
+	pool_free(&c->entries);
 	u64map_free(&c->idx);
 	memset(c, 0, sizeof(*c));
 }
@@ -160,6 +161,19 @@ static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_
 	}
 }
 
+static struct v8_function *entry(struct function_cache *c, size_t i)
+{
+	return pool_at(&c->entries, i);
+}
+
+void function_cache_begin_walk(struct function_cache *c)
+{
+	if (c->entries.n >= MAX_FUNCTIONS) {
+		pool_clear(&c->entries);
+		u64map_clear(&c->idx);
+	}
+}
+
 const struct v8_function *function_of_sfi(struct function_cache *c, const struct v8_heap *h,
 					  uint64_t sfi)
 {
@@ -174,7 +188,7 @@ const struct v8_function *function_of_sfi(struct function_cache *c, const struct
 		v8_read_obj(h, sfi, L->v[L_SFI_TOKEN_OFFSET], &tok, sizeof(tok));
 	uint64_t k;
 	if (u64map_get(&c->idx, sfi, &k)) {
-		struct v8_function *f = &c->v[k - 1];
+		struct v8_function *f = entry(c, k - 1);
 		if (f->name_or_scope_info == nsi && f->script_field == script && f->token_offset == tok) {
 			c->hits++;
 			return f;
@@ -182,15 +196,10 @@ const struct v8_function *function_of_sfi(struct function_cache *c, const struct
 	}
 	c->misses++;
 	if (!u64map_get(&c->idx, sfi, &k)) {
-		if (c->n >= MAX_FUNCTIONS) {
-			c->n = 0;
-			u64map_clear(&c->idx);
-		}
-		XGROW(c->v, c->cap, c->n + 1);
-		k = ++c->n;
+		k = pool_add(&c->entries) + 1;
 		u64map_put(&c->idx, sfi, k);
 	}
-	struct v8_function *f = &c->v[k - 1];
+	struct v8_function *f = entry(c, k - 1);
 	memset(f, 0, sizeof(*f));
 	f->sfi = sfi;
 	f->name_or_scope_info = nsi;

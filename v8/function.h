@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../util/intern.h"
+#include "../util/stable_pool.h"
 #include "../util/u64map.h"
 #include "heap.h"
 #include "scripts.h"
@@ -27,9 +28,11 @@ struct v8_function {
 	bool has_script;
 };
 
+/* Entries live in fixed blocks that never move, so a pointer a caller holds stays valid while
+ * other functions are looked up (naming one function can look up others: its receiver's
+ * constructor). A full cache is emptied only between walks (function_cache_begin_walk). */
 struct function_cache {
-	struct v8_function *v;
-	size_t n, cap;
+	struct stable_pool entries; /* struct v8_function */
 	struct u64map idx; /* SFI address → index + 1 */
 	struct intern *strings;
 	struct script_cache *scripts;
@@ -39,6 +42,8 @@ struct function_cache {
 void function_cache_init(struct function_cache *c, struct intern *strings,
 			 struct script_cache *scripts);
 void function_cache_free(struct function_cache *c);
+/* Call before each stack walk: the only point where a full cache is emptied. */
+void function_cache_begin_walk(struct function_cache *c);
 /* Describe the SharedFunctionInfo of a JSFunction; NULL when it cannot be read or fails type checks. */
 const struct v8_function *function_of_jsfunction(struct function_cache *c, const struct v8_heap *h,
 						 uint64_t jsfunction);

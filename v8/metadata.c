@@ -51,7 +51,8 @@ static int cmp_entry(const void *a, const void *b)
 
 static void sort_dedup(struct v8_metadata *md)
 {
-	qsort(md->v, md->n, sizeof(*md->v), cmp_entry);
+	if (md->n)
+		qsort(md->v, md->n, sizeof(*md->v), cmp_entry);
 	size_t w = 0;
 	for (size_t i = 0; i < md->n; i++) {
 		if (w && strcmp(md->v[w - 1].name, md->v[i].name) == 0) {
@@ -66,24 +67,29 @@ static void sort_dedup(struct v8_metadata *md)
 /* The official builds embed "node-vX.Y.Z-headers" (process.release.headersUrl) in .rodata. */
 static void find_node_version(const struct elf_image *img, char *out, size_t cap)
 {
+	static const char pat[] = "node-v", tail[] = "-headers";
+	const size_t pl = sizeof(pat) - 1, tl = sizeof(tail) - 1;
 	out[0] = 0;
-	static const char pat[] = "node-v";
-	const uint8_t *p = img->data, *end = img->data + img->size;
-	while (p < end) {
-		const uint8_t *hit = memmem(p, (size_t)(end - p), pat, sizeof(pat) - 1);
+	size_t size = 0;
+	const uint8_t *ro = elf_image_section(img, ".rodata", &size);
+	if (!ro)
+		return;
+	for (size_t i = 0; i + pl < size; i++) {
+		const uint8_t *hit = memchr(ro + i, 'n', size - i);
 		if (!hit)
 			return;
-		const char *v = (const char *)hit + sizeof(pat) - 1;
-		size_t n = 0;
-		while (v + n < (const char *)end && n < cap - 1 &&
-		       ((v[n] >= '0' && v[n] <= '9') || v[n] == '.'))
+		i = (size_t)(hit - ro);
+		if (size - i < pl || memcmp(hit, pat, pl) != 0)
+			continue;
+		size_t at = i + pl, n = 0;
+		while (at + n < size && n < cap - 1 &&
+		       ((ro[at + n] >= '0' && ro[at + n] <= '9') || ro[at + n] == '.'))
 			n++;
-		if (n >= 5 && v + n + 8 <= (const char *)end && memcmp(v + n, "-headers", 8) == 0) {
-			memcpy(out, v, n);
+		if (n >= 5 && at + n + tl <= size && memcmp(ro + at + n, tail, tl) == 0) {
+			memcpy(out, ro + at, n);
 			out[n] = 0;
 			return;
 		}
-		p = hit + 1;
 	}
 }
 

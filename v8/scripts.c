@@ -12,6 +12,7 @@ enum { MAX_SCRIPTS = 4096, MAX_LINES = 1 << 22 };
 void script_cache_init(struct script_cache *c, struct intern *strings)
 {
 	memset(c, 0, sizeof(*c));
+	pool_init(&c->entries, sizeof(struct v8_script), 256);
 	u64map_init(&c->idx, 0);
 	c->strings = strings;
 }
@@ -25,11 +26,21 @@ static void drop(struct v8_script *s)
 	s->lines_ok = false;
 }
 
+static struct v8_script *entry(struct script_cache *c, size_t i)
+{
+	return pool_at(&c->entries, i);
+}
+
+static void drop_all(struct script_cache *c)
+{
+	for (size_t i = 0; i < c->entries.n; i++)
+		drop(entry(c, i));
+}
+
 void script_cache_free(struct script_cache *c)
 {
-	for (size_t i = 0; i < c->n; i++)
-		drop(&c->v[i]);
-	free(c->v);
+	drop_all(c);
+	pool_free(&c->entries);
 	u64map_free(&c->idx);
 	memset(c, 0, sizeof(*c));
 }
@@ -59,7 +70,7 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 		v8_field(h, obj, L->v[L_SCRIPT_SOURCE], &source);
 	uint64_t k;
 	if (u64map_get(&c->idx, obj, &k)) {
-		struct v8_script *s = &c->v[k - 1];
+		struct v8_script *s = entry(c, k - 1);
 		if (s->name_ptr == name && s->source_ptr == source)
 			return s;
 		/* the address now holds another Script (or it moved): rebuild in place */
@@ -70,27 +81,29 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 		c->rebuilt++;
 		return s;
 	}
-	if (c->n >= MAX_SCRIPTS) {
-		for (size_t i = 0; i < c->n; i++)
-			drop(&c->v[i]);
-		c->n = 0;
-		u64map_clear(&c->idx);
-	}
-	XGROW(c->v, c->cap, c->n + 1);
-	struct v8_script *s = &c->v[c->n];
-	memset(s, 0, sizeof(*s));
+	size_t i = pool_add(&c->entries);
+	struct v8_script *s = entry(c, i);
 	s->addr = obj;
 	s->name_ptr = name;
 	s->source_ptr = source;
 	s->name_id = intern_script_name(c, h, name);
-	u64map_put(&c->idx, obj, ++c->n);
+	u64map_put(&c->idx, obj, i + 1);
 	return s;
 }
 
 struct v8_script *script_cached(struct script_cache *c, uint64_t obj)
 {
 	uint64_t k;
-	return u64map_get(&c->idx, obj, &k) ? &c->v[k - 1] : NULL;
+	return u64map_get(&c->idx, obj, &k) ? entry(c, k - 1) : NULL;
+}
+
+void script_cache_begin_walk(struct script_cache *c)
+{
+	if (c->entries.n >= MAX_SCRIPTS) {
+		drop_all(c);
+		pool_clear(&c->entries);
+		u64map_clear(&c->idx);
+	}
 }
 
 static bool from_line_ends(struct v8_script *s, const struct v8_heap *h, uint64_t le)

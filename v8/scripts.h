@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../util/intern.h"
+#include "../util/stable_pool.h"
 #include "../util/u64map.h"
 #include "heap.h"
 
@@ -22,9 +23,9 @@ struct v8_script {
 	bool from_line_ends;           /* table came from Script.line_ends (else from the source) */
 };
 
+/* Entries never move (see util/stable_pool.h); a full cache is emptied only between walks. */
 struct script_cache {
-	struct v8_script *v;
-	size_t n, cap;
+	struct stable_pool entries; /* struct v8_script */
 	struct u64map idx; /* script address → index + 1 */
 	struct intern *strings;
 	unsigned long rebuilt, scanned;
@@ -32,6 +33,8 @@ struct script_cache {
 
 void script_cache_init(struct script_cache *c, struct intern *strings);
 void script_cache_free(struct script_cache *c);
+/* Call before each stack walk: the only point where a full cache is emptied. */
+void script_cache_begin_walk(struct script_cache *c);
 /* Look up (and validate or build) a Script; NULL when obj is not a readable Script. */
 struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, uint64_t obj);
 /* The cached entry of a Script already validated (e.g. through a SharedFunctionInfo whose own

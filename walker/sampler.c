@@ -51,7 +51,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 	}
-	snprintf(s->process_comm, sizeof(s->process_comm), "%s", comm);
+	snprintf(s->process_comm, sizeof(s->process_comm), "%.16s", comm); /* TASK_COMM_LEN */
 	thread_labels_init(&s->labels, strings, pid, comm);
 	maps_refresh_init(&s->maps_fresh, MAPS_REFRESH_NS);
 	char label[64];

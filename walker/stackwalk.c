@@ -266,6 +266,8 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		      struct walk_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	function_cache_begin_walk(&sw->funcs);
+	script_cache_begin_walk(&sw->scripts);
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
