@@ -85,6 +85,9 @@ static bool check_combinations(const struct options *o)
 	bool several = o->npids > 1 || o->all_node;
 	if (o->json && o->mode != MODE_DUMP && o->mode != MODE_CORE)
 		err = "--json goes with --dump or --core";
+	else if (o->format_set && (o->mode == MODE_DUMP || o->mode == MODE_CORE))
+		err = "--text and --raw shape a sampled profile; --dump and --core print stacks as text, "
+		      "or JSON with --json";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
 	else if (targets == 0)
@@ -180,8 +183,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_KERNEL: o->kernel = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
-		case O_TEXT: o->format = OUT_TREE; break;
-		case O_RAW: o->format = OUT_FOLDED; break;
+		case O_TEXT: o->format = OUT_TREE; o->format_set = true; break;
+		case O_RAW: o->format = OUT_FOLDED; o->format_set = true; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
 		case O_JSON: o->json = true; break;
 		case 'o': o->output = optarg; break;

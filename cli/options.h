@@ -44,6 +44,7 @@ struct options {
 	struct v8_version force_version;
 	unsigned stack_kb;
 	bool stack_kb_set;       /* --stack-kb was given */
+	bool format_set;         /* --text or --raw was given */
 	bool quiet;
 };
 
