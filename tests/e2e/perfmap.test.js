@@ -5,6 +5,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -84,4 +85,30 @@ test('perf map: the last line for an address wins, and lines appended while samp
   const grown = p.filter((s) => s.frames.includes('FAKE-GROWN')).reduce((a, s) => a + s.count, 0);
   const total = p.reduce((a, s) => a + s.count, 0);
   assert.ok(grown > 0, `named after the line was appended: ${grown}/${total}`);
+});
+
+test('perf map: in a container, the map is read from the target\'s own /tmp under its namespace pid', async (t) => {
+  // The target runs in its own pid and mount namespaces with a private /tmp (as in a container):
+  // node is pid 1 there and writes /tmp/perf-1.map into a /tmp the host does not see. A decoy at
+  // the host's /tmp/perf-HOSTPID.map must not be used.
+  const probe = spawnSync('unshare', ['--pid', '--fork', '--mount', '--mount-proc', 'sh', '-c', 'mount -t tmpfs none /tmp'], { encoding: 'utf8' });
+  assert.strictEqual(probe.status, 0, `this test needs unshare(1) and CAP_SYS_ADMIN for pid and mount namespaces: ${probe.stderr}`);
+  const inner = 'mount -t tmpfs none /tmp && cd /tmp && exec "$0" "$@"';
+  const fx = await h.startScript(path.join(h.FIXTURES, 'regex.js'), {
+    node: 'unshare',
+    nodeArgs: ['--pid', '--fork', '--kill-child', '--mount', '--mount-proc', 'sh', '-c', inner, h.NODE, '--perf-basic-prof'],
+  });
+  t.after(() => fx.stop());
+  // unshare forks sh, which execs node: node's host pid is unshare's only child
+  const pid = Number(fs.readFileSync(`/proc/${fx.pid}/task/${fx.pid}/children`, 'utf8').trim());
+  assert.ok(pid > 0 && fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^NSpid:\s+\d+\s+1$/m), 'node is pid 1 in its namespace');
+  t.after(() => fs.rmSync(mapOf(pid), { force: true }));
+  fs.writeFileSync(mapOf(pid), everything('FAKE-HOST-TMP'));
+  assert.ok(fs.existsSync(`/proc/${pid}/root/tmp/perf-1.map`), 'node wrote its map into its own /tmp');
+
+  const src = fx.ready.source;
+  const named = (f) => /^RegExp[:.]/.test(f) && f.includes(src);
+  const p = await profile(pid, 2);
+  assert.strictEqual(p.count((f) => f.includes('FAKE-')), 0, 'the host\'s /tmp is not the target\'s');
+  assert.ok(p.count(named) >= p.total * 0.5, `${p.count(named)}/${p.total} samples in the regexp, named from the container's map`);
 });
