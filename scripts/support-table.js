@@ -13,7 +13,7 @@ function cell(record, cap) {
   const names = Object.keys(record.results).filter((n) => cap.tests.some((re) => re.test(n)));
   if (!names.length) return '—';
   const failed = names.filter((n) => record.results[n] !== 'pass');
-  return failed.length ? `✗ (${failed.length}/${names.length} failing)` : `✓ (${names.length} tests)`;
+  return failed.length ? `✗ (${failed.length}/${names.length} failing)` : `✓ (${names.length} test${names.length === 1 ? "" : "s"})`;
 }
 
 const records = fs.existsSync(dir)
