@@ -140,8 +140,13 @@ h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, nev
     // from the cut inwards: down … down (leaf, unless inlined), then whatever the leaf runs. The
     // outermost frame kept may be unnamed: its return address was captured, its V8 slots were not.
     const body = above.slice(above[1] === '[unknown] (JIT code)' ? 2 : 1);
-    if (!h.parseJsFrame(body[0])) {
-      cutElsewhere += s.count; // the recursion fitted; the walk stopped among node's own frames
+    const firstDown = body.findIndex((f) => h.parseJsFrame(f)?.name === 'down');
+    if (!h.parseJsFrame(body[0]) || firstDown > 0) {
+      // the recursion fitted (caught shallow, on its way down or up): the walk stopped among
+      // node's own frames or its JS callers, which must then be the real ones
+      for (const f of body.slice(0, firstDown).filter((x) => h.parseJsFrame(x)))
+        assert.match(h.parseJsFrame(f).name, /^(spin|(process\.)?processImmediate)$/, `a real caller above the recursion, not ${f}`);
+      cutElsewhere += s.count;
       continue;
     }
     cut += s.count;

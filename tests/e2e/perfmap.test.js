@@ -89,14 +89,19 @@ test('perf map: the last line for an address wins, and lines appended while samp
 
 test('perf map: in a container, the map is read from the target\'s own /tmp under its namespace pid', async (t) => {
   // The target runs in its own pid and mount namespaces with a private /tmp (as in a container):
-  // node is pid 1 there and writes /tmp/perf-1.map into a /tmp the host does not see. A decoy at
-  // the host's /tmp/perf-HOSTPID.map must not be used.
+  // node is pid 1 there and writes /tmp/perf-1.map into a directory the host sees elsewhere. A
+  // decoy at the host's /tmp/perf-HOSTPID.map must not be used. The fixture is copied into the
+  // private /tmp, since the mount hides whatever the host keeps under /tmp (a checkout there too).
   const probe = spawnSync('unshare', ['--pid', '--fork', '--mount', '--mount-proc', 'sh', '-c', 'mount -t tmpfs none /tmp'], { encoding: 'utf8' });
   assert.strictEqual(probe.status, 0, `this test needs unshare(1) and CAP_SYS_ADMIN for pid and mount namespaces: ${probe.stderr}`);
-  const inner = 'mount -t tmpfs none /tmp && cd /tmp && exec "$0" "$@"';
-  const fx = await h.startScript(path.join(h.FIXTURES, 'regex.js'), {
+  const priv = fs.mkdtempSync(path.join(tmp, 'container-tmp-'));
+  fs.mkdirSync(path.join(priv, 'lib'));
+  for (const f of ['regex.js', 'lib/control.js']) fs.copyFileSync(path.join(h.FIXTURES, f), path.join(priv, f));
+  const inner = 'mount --bind "$V8WALK_PRIVATE_TMP" /tmp && cd /tmp && exec "$0" "$@"';
+  const fx = await h.startScript('/tmp/regex.js', {
     node: 'unshare',
     nodeArgs: ['--pid', '--fork', '--kill-child', '--mount', '--mount-proc', 'sh', '-c', inner, h.NODE, '--perf-basic-prof'],
+    env: { V8WALK_PRIVATE_TMP: priv },
   });
   t.after(() => fx.stop());
   // unshare forks sh, which execs node: node's host pid is unshare's only child
@@ -104,7 +109,8 @@ test('perf map: in a container, the map is read from the target\'s own /tmp unde
   assert.ok(pid > 0 && fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^NSpid:\s+\d+\s+1$/m), 'node is pid 1 in its namespace');
   t.after(() => fs.rmSync(mapOf(pid), { force: true }));
   fs.writeFileSync(mapOf(pid), everything('FAKE-HOST-TMP'));
-  assert.ok(fs.existsSync(`/proc/${pid}/root/tmp/perf-1.map`), 'node wrote its map into its own /tmp');
+  assert.ok(fs.existsSync(path.join(priv, 'perf-1.map')), 'node wrote its map into its own /tmp');
+  assert.ok(!fs.existsSync(mapOf(1)), 'the host has no /tmp/perf-1.map');
 
   const src = fx.ready.source;
   const named = (f) => /^RegExp[:.]/.test(f) && f.includes(src);
