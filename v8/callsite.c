@@ -9,18 +9,19 @@
 #include "../util/xalloc.h"
 #include "bytecode.h"
 #include "objects.h"
-#include "spt.h"
 #include "strings.h"
 
 enum { MAX_CHAIN = 32, MAX_EVAL_DEPTH = 8, NAME_CACHE_MAX = 1 << 14 };
 
 void callsite_names_init(struct callsite_names *cn, struct intern *strings,
-			 struct function_cache *funcs, struct script_cache *scripts)
+			 struct function_cache *funcs, struct script_cache *scripts,
+			 struct positions *positions)
 {
 	memset(cn, 0, sizeof(*cn));
 	cn->strings = strings;
 	cn->funcs = funcs;
 	cn->scripts = scripts;
+	cn->positions = positions;
 	u64map_init(&cn->cache, 0);
 }
 
@@ -47,11 +48,6 @@ static uint32_t intern_v8_string(struct callsite_names *cn, const struct v8_heap
 		id = intern_n(cn->strings, b.s, b.len);
 	sb_free(&b);
 	return id;
-}
-
-static bool flag(const struct v8_heap *h, const struct v8_function *f, enum v8_item bit)
-{
-	return v8_has(h->L, bit) && ((f->flags >> h->L->v[bit]) & 1);
 }
 
 /* SharedFunctionInfo::DebugName: the name, else the inferred name (0 when neither). */
@@ -199,7 +195,7 @@ static uint32_t type_name(struct callsite_names *cn, const struct v8_heap *h, ui
 		uint64_t map = v8_map_of(h, r);
 		uint8_t bf = 0, bf2;
 		uint32_t bf3;
-		bool applies = rule == 1 ? rf && flag(h, rf, L_SFI_CLASS_CTOR_BIT)
+		bool applies = rule == 1 ? rf && function_flag(h->L, rf, L_SFI_CLASS_CTOR_BIT)
 					 : map && v8_map_bits(h, map, &bf, &bf2, &bf3) &&
 						   ((bf >> L->v[L_BF_IS_CONSTRUCTOR_BIT]) & 1);
 		if (applies && rf && debug_name(rf))
@@ -392,28 +388,22 @@ uint32_t callsite_name(struct callsite_names *cn, const struct v8_heap *h, const
 
 bool callsite_hidden(const struct v8_heap *h, const struct v8_function *fn)
 {
-	return !fn->has_script && !flag(h, fn, L_SFI_NATIVE_BIT);
+	return !fn->has_script && !function_flag(h->L, fn, L_SFI_NATIVE_BIT);
 }
 
 /* Script::GetEvalPosition: a negative eval_from_position is the bytecode offset of the eval call
  * in eval_from_shared, not yet translated. */
-static int64_t eval_position(const struct v8_heap *h, uint64_t script, uint64_t shared)
+static int64_t eval_position(struct callsite_names *cn, const struct v8_heap *h, uint64_t script,
+			     uint64_t shared)
 {
-	uint64_t raw, pos;
+	uint64_t raw;
 	if (!v8_field(h, script, h->L->v[L_SCRIPT_EVAL_FROM_POSITION], &raw) || !v8_is_smi(raw))
 		return -1;
 	int64_t p = v8_smi_value(raw);
 	if (p >= 0)
 		return p;
-	uint64_t bca = sfi_bytecode_array(h, shared), table;
-	uint8_t *b;
-	size_t n;
-	if (!bca || !(table = bca_position_table(h, bca)) ||
-	    !v8_byte_array_read(h, table, V8_TABLE_MAX_BYTES, &b, &n))
-		return -1;
-	bool ok = spt_lookup(b, n, (enum spt_format)h->L->v[L_SPT_FORMAT], -p, &pos);
-	free(b);
-	return ok ? srcpos_script_offset(pos) : -1;
+	uint64_t bca = sfi_bytecode_array(h, shared);
+	return bca ? positions_bytecode_offset_position(cn->positions, h, bca, -p) : -1;
 }
 
 /* FormatEvalOrigin */
@@ -439,7 +429,7 @@ static void eval_origin(struct callsite_names *cn, const struct v8_heap *h, uint
 		if (s && v8_field(h, ef->script, h->L->v[L_SCRIPT_NAME], &name) && v8_is_string(h, name)) {
 			sb_add(out, str(cn, s->name_id));
 			int32_t line, col;
-			int64_t pos = eval_position(h, script, shared);
+			int64_t pos = eval_position(cn, h, script, shared);
 			if (pos >= 0 && script_position(cn->scripts, h, s, pos, &line, &col))
 				sb_printf(out, ":%d:%d", line, col);
 		} else {

@@ -14,6 +14,7 @@
 #include "../util/intern.h"
 #include "../util/u64map.h"
 #include "function.h"
+#include "positions.h"
 #include "heap.h"
 #include "scripts.h"
 
@@ -30,6 +31,7 @@ struct callsite_names {
 	struct intern *strings;
 	struct function_cache *funcs;
 	struct script_cache *scripts;
+	struct positions *positions; /* decoded position tables (eval origins) */
 	struct u64map cache; /* key hash → index + 1 into keys/vals */
 	struct callsite_key { uint64_t map, function, sfi; uint32_t flags; } *keys;
 	uint32_t *vals;
@@ -38,7 +40,8 @@ struct callsite_names {
 };
 
 void callsite_names_init(struct callsite_names *cn, struct intern *strings,
-			 struct function_cache *funcs, struct script_cache *scripts);
+			 struct function_cache *funcs, struct script_cache *scripts,
+			 struct positions *positions);
 void callsite_names_free(struct callsite_names *cn);
 
 /* The frame's name as Error.stack prints it (interned); "(anonymous)" where Error.stack prints

@@ -70,11 +70,6 @@ static bool code_read(const struct v8_heap *h, uint64_t code, uint64_t known_map
 	return out->start != 0;
 }
 
-bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out)
-{
-	return code_read(h, code, 0, out);
-}
-
 void code_finder_init(struct code_finder *cf)
 {
 	memset(cf, 0, sizeof(*cf));

@@ -25,8 +25,6 @@ struct v8_code {
 	uint64_t deopt;       /* deoptimization data (baseline: BytecodeArray or InterpreterData) */
 };
 
-/* Read and type-check a Code object. */
-bool v8_code_read(const struct v8_heap *h, uint64_t code, struct v8_code *out);
 static inline bool v8_code_contains(const struct v8_code *c, uint64_t pc)
 {
 	return pc >= c->start && pc < c->start + c->size;

@@ -70,7 +70,6 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_TUPLE2_VALUE1, ANY, ANY, NONE, 8, "8"},
     /* SharedFunctionInfoFlags: function_kind bits 0-4, is_native bit 5, is_class_constructor
      * bit 10 (measured identical on Node 16 to 26) */
-    {L_SFI_KIND_MASK, ANY, ANY, NONE, 31, "bits 0-4"},
     {L_SFI_NATIVE_BIT, ANY, ANY, NONE, 5, "bit 5 (measured 9.4 to 14.6)"},
     {L_SFI_CLASS_CTOR_BIT, ANY, ANY, NONE, 10, "bit 10 (measured 9.4 to 14.6)"},
     /* Error.stack formatting (call-site-info.cc AppendMethodCall), measured per Node line:

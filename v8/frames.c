@@ -49,3 +49,10 @@ bool v8_frame_is_entry(const struct v8_layout *L, const struct v8_frame *f)
 	return f->kind == VF_TYPED &&
 	       (f->type == L->v[L_FT_ENTRY] || f->type == L->v[L_FT_CONSTRUCT_ENTRY]);
 }
+
+bool v8_frame_is_construct(const struct v8_layout *L, const struct v8_frame *f)
+{
+	return f->kind == VF_TYPED &&
+	       ((v8_has(L, L_FT_CONSTRUCT) && f->type == L->v[L_FT_CONSTRUCT]) ||
+		(v8_has(L, L_FT_FAST_CONSTRUCT) && f->type == L->v[L_FT_FAST_CONSTRUCT]));
+}

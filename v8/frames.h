@@ -26,5 +26,7 @@ struct v8_frame {
 bool v8_read_frame(const struct v8_heap *h, uint64_t fp, struct v8_frame *out);
 /* Is this a frame type through which JS is entered from C++ (Entry, ConstructEntry)? */
 bool v8_frame_is_entry(const struct v8_layout *L, const struct v8_frame *f);
+/* Is this a frame that calls a constructor through `new` (Construct, FastConstruct)? */
+bool v8_frame_is_construct(const struct v8_layout *L, const struct v8_frame *f);
 
 #endif

@@ -217,3 +217,8 @@ const struct v8_function *function_of_jsfunction(struct function_cache *c, const
 		return NULL;
 	return function_of_sfi(c, h, sfi);
 }
+
+bool function_flag(const struct v8_layout *L, const struct v8_function *f, enum v8_item bit)
+{
+	return v8_has(L, bit) && ((f->flags >> L->v[bit]) & 1);
+}

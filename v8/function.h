@@ -49,6 +49,9 @@ const struct v8_function *function_of_jsfunction(struct function_cache *c, const
 						 uint64_t jsfunction);
 const struct v8_function *function_of_sfi(struct function_cache *c, const struct v8_heap *h,
 					  uint64_t sfi);
+/* One bit of the function's SharedFunctionInfo flags (a layout item: L_SFI_*_BIT); false when
+ * this V8's layout lacks it. */
+bool function_flag(const struct v8_layout *L, const struct v8_function *f, enum v8_item bit);
 
 /* ScopeInfo decoding, exposed for tests: the function name, inferred name and positions. */
 struct scope_info_parts {

@@ -150,7 +150,6 @@
 	X(ACCESSOR_GETTER, "AccessorPair.getter")                                            \
 	X(ACCESSOR_SETTER, "AccessorPair.setter")                                            \
 	X(SYMBOL_DESCRIPTION, "Symbol.description")                                          \
-	X(SFI_KIND_MASK, "SharedFunctionInfo flags: function_kind mask")                     \
 	X(SFI_NATIVE_BIT, "SharedFunctionInfo flags: is_native bit")                         \
 	X(SFI_CLASS_CTOR_BIT, "SharedFunctionInfo flags: is_class_constructor bit")          \
 	X(ODDBALL_NULL, "Oddball kind: null")                                                \
@@ -210,11 +209,9 @@
 	X(T_HEAP_NUMBER, "HEAP_NUMBER_TYPE")                                                 \
 	X(T_JS_ARRAY, "JS_ARRAY_TYPE")                                                       \
 	X(T_JS_BOUND_FUNCTION, "JS_BOUND_FUNCTION_TYPE")                                     \
-	X(T_JS_PRIMITIVE_WRAPPER, "JS_PRIMITIVE_WRAPPER_TYPE")                               \
 	X(T_JS_ASYNC_FUNCTION_OBJECT, "JS_ASYNC_FUNCTION_OBJECT_TYPE")                       \
 	X(T_JS_PROMISE, "JS_PROMISE_TYPE")                                                   \
 	X(T_PROMISE_REACTION, "PROMISE_REACTION_TYPE")                                       \
-	X(T_DESCRIPTOR_ARRAY, "DESCRIPTOR_ARRAY_TYPE")                                             \
 	X(T_INTERPRETER_DATA, "INTERPRETER_DATA_TYPE")                                             \
 	X(T_BYTECODE_WRAPPER, "BYTECODE_WRAPPER_TYPE")                                       \
 	/* frame types (renumbered in every release) */                                            \

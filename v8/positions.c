@@ -134,8 +134,8 @@ static bool lookup(const struct v8_heap *h, const struct decoded *d, int64_t cod
 	       spt_lookup(d->table, d->tn, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
 }
 
-static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, uint64_t bca,
-				 int64_t offset)
+int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
+					   uint64_t bca, int64_t offset)
 {
 	uint64_t pos;
 	if (!lookup(h, decoded_bca(p, h, bca, false), offset, &pos)) {
@@ -143,12 +143,6 @@ static int32_t bytecode_position(struct positions *p, const struct v8_heap *h, u
 		return -1;
 	}
 	return srcpos_script_offset(pos);
-}
-
-int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
-					   uint64_t bca, int64_t offset)
-{
-	return bytecode_position(p, h, bca, offset);
 }
 
 static uint64_t function_code_hint(const struct v8_heap *h, uint64_t function)
@@ -247,7 +241,7 @@ static int interpreted(struct positions *p, const struct v8_heap *h, const struc
 		raw = (int64_t)r->r[DW_R9];
 	int64_t offset = bca_offset_from_frame(h, vf->bytecode_array, raw);
 	out->tier = TIER_INTERPRETED;
-	if (offset >= 0 && (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+	if (offset >= 0 && (out->script_offset = positions_bytecode_offset_position(p, h, vf->bytecode_array, offset)) >= 0)
 		out->source = POS_BYTECODE;
 	return 1;
 }
@@ -264,7 +258,7 @@ static int baseline(struct positions *p, const struct v8_heap *h, const struct v
 	if (code->have_table && bc && bc->bytecodes &&
 	    baseline_bytecode_offset(&p->sizes, code->table, code->tn, bc->bytecodes, bc->bn,
 				     cs->pc - cs->c.start, &offset) &&
-	    (out->script_offset = bytecode_position(p, h, vf->bytecode_array, offset)) >= 0)
+	    (out->script_offset = positions_bytecode_offset_position(p, h, vf->bytecode_array, offset)) >= 0)
 		out->source = POS_BASELINE;
 	return 1;
 }
@@ -290,7 +284,7 @@ static int optimized(struct positions *p, const struct v8_heap *h, const struct 
 	    maglev_deopt_index(d->safepoints, d->sn, (uint32_t)(cs->pc - cs->c.start), &index) &&
 	    index < d->ndeopt && d->deopt_bytecode[index] >= -1) {
 		uint64_t bca = sfi_bytecode_array(h, fr[0].sfi);
-		int32_t at = bca ? bytecode_position(p, h, bca, d->deopt_bytecode[index]) : -1;
+		int32_t at = bca ? positions_bytecode_offset_position(p, h, bca, d->deopt_bytecode[index]) : -1;
 		if (at >= 0)
 			fr[0].script_offset = at;
 	}

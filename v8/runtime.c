@@ -195,6 +195,7 @@ void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t 
 		if (s) {
 			out->builtin = s->name;
 			out->role = role_of(s->name);
+			out->bytecode_handler = ends_with(s->name, "Handler");
 		}
 	}
 }

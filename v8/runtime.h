@@ -31,6 +31,7 @@ struct pc_info {
 	uint64_t vaddr;       /* link-time address in mod */
 	const char *builtin;  /* "Builtins_X" for PC_BUILTIN when named */
 	enum builtin_role role;
+	bool bytecode_handler; /* a bytecode handler ("…Handler"): the offset is live in a register */
 };
 
 struct v8_runtime {

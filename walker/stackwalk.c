@@ -26,7 +26,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
 	positions_init(&sw->positions);
-	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts);
+	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts, &sw->positions);
 	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 		if (img)
@@ -68,14 +68,10 @@ static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_
 /* Was the frame at fp called through `new` (is its caller a Construct frame)? */
 static bool called_as_constructor(const struct v8_heap *h, uint64_t fp)
 {
-	const struct v8_layout *L = h->L;
-	uint64_t caller_fp, marker;
-	if (!mem_read_u64(h->mem, fp, &caller_fp) ||
-	    !mem_read_u64(h->mem, caller_fp + (int64_t)L->v[L_FP_CONTEXT], &marker) || !v8_is_smi(marker))
-		return false;
-	int64_t type = (int64_t)(marker >> 1);
-	return (v8_has(L, L_FT_CONSTRUCT) && type == L->v[L_FT_CONSTRUCT]) ||
-	       (v8_has(L, L_FT_FAST_CONSTRUCT) && type == L->v[L_FT_FAST_CONSTRUCT]);
+	uint64_t caller_fp;
+	struct v8_frame caller;
+	return mem_read_u64(h->mem, fp, &caller_fp) && v8_read_frame(h, caller_fp, &caller) &&
+	       v8_frame_is_construct(h->L, &caller);
 }
 
 /* Name, file and position of a JS frame (the definition when the position is unknown). */
@@ -129,7 +125,7 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 		/* class constructors cannot be called without `new`; optimized callers may construct
 		 * without a Construct frame in between */
 		struct callsite cs = {.fn = fn};
-		cs.constructor = v8_has(h->L, L_SFI_CLASS_CTOR_BIT) && ((fn->flags >> h->L->v[L_SFI_CLASS_CTOR_BIT]) & 1);
+		cs.constructor = function_flag(h->L, fn, L_SFI_CLASS_CTOR_BIT);
 		if (!pos[i].inlined) {
 			cs.function = vf->function;
 			cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
@@ -185,12 +181,6 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 		f->name = intern_str(sw->strings, buf);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* Return addresses into JIT code just above the stack pointer: where the caller of a frameless
  * builtin (or of a function still in its prologue) left its own. */
 static int jit_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, uint64_t *out,
@@ -228,8 +218,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		    .top = top,
 		    .pc_in_frame = !frameless_builtin,
 		    .pc_in_jit = pi->cls == PC_JIT,
-		    .in_handler = top && is_builtin && pi->role == BR_INTERPRETER &&
-				  ends_with(pi->builtin, "Handler"),
+		    .in_handler = top && is_builtin && pi->bytecode_handler,
 		    .regs = regs,
 		    .ret_candidates = cand,
 		    .ncandidates = top ? jit_words_above_sp(sw, h->mem, rf->sp, cand, 8) : 0,
