@@ -67,8 +67,5 @@ int sample_walk(struct sample_walker *w, const struct v8w_record *rec, const uin
 		b.hi = sp + UNKNOWN_STACK_SPAN;
 	}
 	memsrc_fence_set(&w->fence, b.lo, b.hi);
-	int n = stackwalk_capture(w->sw, &regs, &w->snap.base, &b, out, max, st);
-	if (maps_refresh_after_walk(&w->maps_fresh, w->as, w->sw->raw, st->raw_frames))
-		n = stackwalk_capture(w->sw, &regs, &w->snap.base, &b, out, max, st);
-	return n;
+	return stackwalk_capture_fresh(w->sw, &w->maps_fresh, &regs, &w->snap.base, &b, out, max, st);
 }

@@ -38,6 +38,16 @@ bool maps_refresh_after_walk(struct maps_refresh *r, struct addrspace *as,
 	return walk_left_known_code(as, raw, nraw) && maps_refresh_now(r, as);
 }
 
+int stackwalk_capture_fresh(struct stackwalk *sw, struct maps_refresh *r, const struct regset *regs,
+			    struct memsrc *mem, const struct stack_bounds *bounds, struct frame *out,
+			    int max, struct walk_stats *st)
+{
+	int n = stackwalk_capture(sw, regs, mem, bounds, out, max, st);
+	if (maps_refresh_after_walk(r, sw->as, sw->raw, st->raw_frames))
+		n = stackwalk_capture(sw, regs, mem, bounds, out, max, st);
+	return n;
+}
+
 bool stack_bounds_at(struct maps_refresh *r, struct addrspace *as, uint64_t sp,
 		     struct stack_bounds *b)
 {

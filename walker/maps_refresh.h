@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../symtab/addrspace.h"
+#include "stackwalk.h"
 #include "unwind.h"
 
 struct maps_refresh {
@@ -26,6 +27,11 @@ bool maps_refresh_after_walk(struct maps_refresh *r, struct addrspace *as,
 			     const struct raw_frame *raw, int nraw);
 /* Re-read the maps if the interval has passed. */
 bool maps_refresh_now(struct maps_refresh *r, struct addrspace *as);
+/* stackwalk_capture, and once more after re-reading the maps when the walk reached code outside
+ * every known mapping (and the interval has passed). */
+int stackwalk_capture_fresh(struct stackwalk *sw, struct maps_refresh *r, const struct regset *regs,
+			    struct memsrc *mem, const struct stack_bounds *bounds, struct frame *out,
+			    int max, struct walk_stats *st);
 /* The bounds of the stack mapping that holds sp (re-reading the maps once if none does). */
 bool stack_bounds_at(struct maps_refresh *r, struct addrspace *as, uint64_t sp,
 		     struct stack_bounds *b);

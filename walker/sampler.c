@@ -51,7 +51,6 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 	}
-	snprintf(s->process_comm, sizeof(s->process_comm), "%.16s", comm); /* TASK_COMM_LEN */
 	thread_labels_init(&s->labels, strings, pid, comm);
 	maps_refresh_init(&s->maps_fresh, MAPS_REFRESH_NS);
 	char label[64];
@@ -59,10 +58,17 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	s->process_label = intern_str(strings, label);
 }
 
-void sampler_free(struct sampler *s)
+/* Forget the captured samples still queued. */
+static void drop_queue(struct sampler *s)
 {
 	for (size_t i = 0; i < s->nqueue; i++)
 		free(s->queue[i].frames);
+	s->nqueue = 0;
+}
+
+void sampler_free(struct sampler *s)
+{
+	drop_queue(s);
 	free(s->queue);
 	memsnap_free(&s->snap);
 	memsrc_live_close(&s->live);
@@ -107,14 +113,6 @@ static uint32_t label_of(struct sampler *s, struct tthread *t, const struct capt
 			    c->ws.end == UNWIND_COMPLETE);
 }
 
-static struct tthread *thread_by_tid(struct sampler *s, pid_t tid)
-{
-	for (size_t i = 0; i < s->tr->n; i++)
-		if (s->tr->threads[i].tid == tid)
-			return &s->tr->threads[i];
-	return NULL;
-}
-
 /* Walk one stopped thread into the scratch frames. */
 static bool capture(struct sampler *s, struct tthread *t)
 {
@@ -136,12 +134,9 @@ static bool capture(struct sampler *s, struct tthread *t)
 		to = b.hi;
 	if (to > from)
 		memsnap_add(&s->snap, from, (size_t)(to - from));
-	s->nframes = stackwalk_capture(s->sw, &regs, &s->snap.base, &b, s->frames,
-				       STACKWALK_MAX_FRAMES, &s->wst);
-	/* code outside the known mappings (new libraries, grown JIT space): look again */
-	if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, s->wst.raw_frames))
-		s->nframes = stackwalk_capture(s->sw, &regs, &s->snap.base, &b, s->frames,
-					       STACKWALK_MAX_FRAMES, &s->wst);
+	/* code outside the known mappings (new libraries, grown JIT space): walked again */
+	s->nframes = stackwalk_capture_fresh(s->sw, &s->maps_fresh, &regs, &s->snap.base, &b, s->frames,
+					     STACKWALK_MAX_FRAMES, &s->wst);
 	return true;
 }
 
@@ -182,7 +177,7 @@ static void deliver_queue(struct sampler *s)
 			s->st.truncated++;
 		if (c->ws.js_frames == 0)
 			s->st.no_js++;
-		s->sink(s->sink_ctx, s->process_label, label_of(s, thread_by_tid(s, c->tid), c),
+		s->sink(s->sink_ctx, s->process_label, label_of(s, tracer_thread(s->tr, c->tid), c),
 			c->frames, c->n);
 		free(c->frames);
 	}
@@ -332,7 +327,5 @@ void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb
 		bool final;
 		cb(ctx, t, sampled_role(s, t, c, &final), c->state, c->frames, c->n, &c->ws, c->pause_ns);
 	}
-	for (size_t k = 0; k < s->nqueue; k++)
-		free(s->queue[k].frames);
-	s->nqueue = 0;
+	drop_queue(s);
 }

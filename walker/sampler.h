@@ -67,7 +67,6 @@ struct sampler {
 	void *sink_ctx;
 	struct sampler_stats st;
 	uint32_t process_label;
-	char process_comm[17];
 	uint64_t rng;          /* xorshift state for jitter */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;

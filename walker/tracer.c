@@ -22,7 +22,7 @@
 #define PTRACE_EVENT_STOP 128
 #endif
 
-static struct tthread *find(struct tracer *tr, pid_t tid)
+struct tthread *tracer_thread(struct tracer *tr, pid_t tid)
 {
 	uint64_t v;
 	if (!u64map_get(&tr->by_tid, (uint64_t)tid, &v))
@@ -137,7 +137,7 @@ void tracer_scan_threads(struct tracer *tr)
 		if (e->d_name[0] < '0' || e->d_name[0] > '9')
 			continue;
 		pid_t tid = (pid_t)atoi(e->d_name);
-		struct tthread *t = find(tr, tid);
+		struct tthread *t = tracer_thread(tr, tid);
 		if (t && t->state != TS_GONE)
 			continue;
 		if (seize(tid) != 0)
@@ -230,7 +230,7 @@ static bool is_stop_signal(int sig)
 
 static void handle_status(struct tracer *tr, pid_t tid, int status)
 {
-	struct tthread *t = find(tr, tid);
+	struct tthread *t = tracer_thread(tr, tid);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		if (t)
 			mark_gone(t);

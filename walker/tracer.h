@@ -55,6 +55,8 @@ int tracer_attach(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx);
 /* Take over a single-threaded process already seized by the caller and held in a ptrace-stop
  * (launch mode: at its execve, PTRACE_O_TRACEEXEC), then resume it. */
 void tracer_adopt(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx);
+/* The thread with this tid, or NULL (valid until threads are added or scanned). */
+struct tthread *tracer_thread(struct tracer *tr, pid_t tid);
 /* Seize threads that appeared since the last scan; forget ones that vanished. */
 void tracer_scan_threads(struct tracer *tr);
 /* Ask a running thread to stop for a sample (asynchronous: the stop is delivered by the pump). */
