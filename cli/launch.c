@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -99,6 +100,13 @@ void launch_abort(struct launch *l)
 			;
 	}
 	l->pid = 0;
+}
+
+int launch_failed(struct launch *l, int err)
+{
+	fprintf(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
+	launch_wait(l);
+	return err == ENOENT ? 127 : 126;
 }
 
 int launch_wait(struct launch *l)

@@ -26,6 +26,9 @@ int launch_release(struct launch *l);
 /* Setup failed: end and reap the child, either still held before execve or (ptrace) stopped
  * at the program's first instruction — either way the program never ran. */
 void launch_abort(struct launch *l);
+/* launch_release failed with err: say so ("cannot run PROGRAM: …"), reap the child, and return
+ * the exit code a shell gives (127 not found, 126 not runnable). */
+int launch_failed(struct launch *l, int err);
 /* Wait for the program to end; its exit code as a shell gives it. */
 int launch_wait(struct launch *l);
 /* 0-255 for an exit, 128 + N for death by signal N. */

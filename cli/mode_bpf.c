@@ -15,6 +15,7 @@
 #include "../bpf/bpf_sampler.h"
 #include "../symtab/kallsyms.h"
 #include "../util/clock.h"
+#include "../util/proc_status.h"
 #include "bpf_procs.h"
 #include "diagnose_bpf.h"
 #include "launch.h"
@@ -22,6 +23,7 @@
 #include "node_scan.h"
 #include "profile.h"
 #include "stop_signals.h"
+#include "summary.h"
 
 enum {
 	DEFAULT_TOP_KB = 8,
@@ -114,6 +116,14 @@ static void retry_open(struct bpf_run *r, struct bpf_proc *p)
 		bpf_proc_exec(&r->procs, p);
 }
 
+/* A target ended without its exit record (lost): the kernel's filter forgets its pid here, as
+ * the exit tracepoint does otherwise (the pid may be reused; --all-node needs the slot). */
+static void target_exited(struct bpf_run *r, struct bpf_proc *p, bool known, int status)
+{
+	bpf_proc_exited(p, known, status);
+	bpf_sampler_remove_target(r->bs, p->pid);
+}
+
 static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem, size_t mem_len)
 {
 	struct bpf_run *r = ctx;
@@ -137,7 +147,7 @@ static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem
 		p->last_try_ns = now_ns();
 		bpf_proc_exec(&r->procs, p);
 		break;
-	case V8W_REC_EXIT:
+	case V8W_REC_EXIT: /* the kernel already dropped it from its filter */
 		bpf_proc_exited(p, true, rec->exit_code);
 		break;
 	}
@@ -147,16 +157,10 @@ static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem
 /* Is the process gone (or a zombie)? For processes that are not our children. */
 static bool process_gone(pid_t pid)
 {
-	char fn[64], buf[256];
-	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(fn, "re");
-	if (!f)
-		return true;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	char who[32], state[64];
+	snprintf(who, sizeof(who), "%d", (int)pid);
+	return !proc_status_field(who, "State", state, sizeof(state)) || state[0] == 'Z' ||
+	       state[0] == 'X';
 }
 
 /* Exits the kernel did not report (a lost record), and the launched child's status. */
@@ -169,23 +173,26 @@ static void check_exits(struct bpf_run *r)
 		if (r->launching && p->pid == r->launched.pid) {
 			int st;
 			if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
-				bpf_proc_exited(p, true, st);
+				target_exited(r, p, true, st);
 				r->launched.pid = -p->pid; /* reaped */
 			}
 			continue;
 		}
 		if (process_gone(p->pid))
-			bpf_proc_exited(p, false, 0);
+			target_exited(r, p, false, 0);
 	}
+}
+
+static bool already_known(void *ctx, pid_t pid)
+{
+	return bpf_procs_find(ctx, pid) != NULL;
 }
 
 static void add_node_processes(struct bpf_run *r)
 {
 	pid_t pids[MAX_PIDS];
-	size_t n = node_scan(&r->scan, pids, MAX_PIDS);
+	size_t n = node_scan(&r->scan, already_known, &r->procs, pids, MAX_PIDS);
 	for (size_t i = 0; i < n; i++) {
-		if (bpf_procs_find(&r->procs, pids[i]))
-			continue;
 		struct strbuf why;
 		sb_init(&why);
 		if (bpf_procs_add(&r->procs, pids[i], &why))
@@ -198,11 +205,8 @@ static void add_node_processes(struct bpf_run *r)
 
 static bool should_end(struct bpf_run *r, uint64_t deadline)
 {
-	if (r->stop.fd >= 0) {
-		struct pollfd p = {.fd = r->stop.fd, .events = POLLIN};
-		if (poll(&p, 1, 0) > 0 && stop_signals_check(&r->stop))
-			return true;
-	}
+	if (stop_signals_check(&r->stop)) /* non-blocking */
+		return true;
 	if (deadline && now_ns() >= deadline)
 		return true;
 	return !r->o->all_node && bpf_procs_alive(&r->procs) == 0;
@@ -246,12 +250,7 @@ static void print_exit(const struct bpf_proc *p, bool only)
 	char who[64] = "the target";
 	if (!only)
 		snprintf(who, sizeof(who), "process %d", (int)p->pid);
-	if (!p->exit_known)
-		fprintf(stderr, "v8walk: %s exited\n", who);
-	else if (WIFEXITED(p->exit_status))
-		fprintf(stderr, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(p->exit_status));
-	else if (WIFSIGNALED(p->exit_status))
-		fprintf(stderr, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(p->exit_status));
+	print_exit_status(stderr, who, p->exit_known, p->exit_status);
 }
 
 static void print_bpf_summary(struct bpf_run *r)
@@ -420,10 +419,7 @@ static bool start_launch(struct bpf_run *r, int *code)
 	}
 	int err = launch_release(&r->launched);
 	if (err) {
-		sb_printf(&why, "cannot run %s: %s", r->launched.program, strerror(err));
-		fail_msg(why.s);
-		launch_wait(&r->launched);
-		*code = err == ENOENT ? 127 : 126;
+		*code = launch_failed(&r->launched, err);
 		sb_free(&why);
 		return false;
 	}
@@ -453,7 +449,6 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	if (o->kernel && !(r->have_ksyms = kallsyms_load(&r->ksyms, "/proc/kallsyms")))
 		fprintf(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "
 				"addresses (kernel.kptr_restrict)\n");
-	r->start_ns = now_ns();
 	if (o->command) {
 		if (!start_launch(r, &code))
 			goto out;

@@ -166,10 +166,7 @@ static int record_launch(const struct options *o)
 	int code;
 	int err = launch_release(&l);
 	if (err) {
-		sb_printf(&why, "cannot run %s: %s", l.program, strerror(err));
-		fail_msg(why.s);
-		waitpid(l.pid, &code, __WALL);
-		code = err == ENOENT ? 127 : 126;
+		code = launch_failed(&l, err);
 	} else {
 		code = follow_launched(o, &l, &stop);
 	}

@@ -60,7 +60,8 @@ bool node_scan_pid(struct node_scan *ns, pid_t pid)
 	return yes;
 }
 
-size_t node_scan(struct node_scan *ns, pid_t *out, size_t max)
+size_t node_scan(struct node_scan *ns, bool (*known)(void *ctx, pid_t pid), void *ctx, pid_t *out,
+		 size_t max)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -71,7 +72,7 @@ size_t node_scan(struct node_scan *ns, pid_t *out, size_t max)
 	while (n < max && (e = readdir(d)) != NULL) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
-		if (*end || pid <= 0 || pid == self)
+		if (*end || pid <= 0 || pid == self || (known && known(ctx, (pid_t)pid)))
 			continue;
 		if (node_scan_pid(ns, (pid_t)pid))
 			out[n++] = (pid_t)pid;

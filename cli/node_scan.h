@@ -19,7 +19,9 @@ void node_scan_init(struct node_scan *ns);
 void node_scan_free(struct node_scan *ns);
 /* Does this process map a V8 module now? */
 bool node_scan_pid(struct node_scan *ns, pid_t pid);
-/* Fill up to max pids of V8 processes (v8walk itself excluded); returns how many. */
-size_t node_scan(struct node_scan *ns, pid_t *out, size_t max);
+/* Fill up to max pids of V8 processes (v8walk itself excluded), not looking at those for which
+ * known(ctx, pid) says yes (NULL: look at all); returns how many. */
+size_t node_scan(struct node_scan *ns, bool (*known)(void *ctx, pid_t pid), void *ctx, pid_t *out,
+		 size_t max);
 
 #endif

@@ -49,13 +49,16 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
 			     "skewed: try a lower --rate\n",
 			st->behind);
-	if (st->target_exited) {
-		if (WIFEXITED(st->exit_status))
-			fprintf(out, "v8walk: the target exited (status %d)\n", WEXITSTATUS(st->exit_status));
-		else if (WIFSIGNALED(st->exit_status))
-			fprintf(out, "v8walk: the target was killed by signal %d\n",
-				WTERMSIG(st->exit_status));
-		else
-			fprintf(out, "v8walk: the target exited\n");
-	}
+	if (st->target_exited)
+		print_exit_status(out, "the target", true, st->exit_status);
+}
+
+void print_exit_status(FILE *out, const char *who, bool known, int status)
+{
+	if (known && WIFEXITED(status))
+		fprintf(out, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(status));
+	else if (known && WIFSIGNALED(status))
+		fprintf(out, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(status));
+	else
+		fprintf(out, "v8walk: %s exited\n", who);
 }

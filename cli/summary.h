@@ -2,12 +2,15 @@
 #ifndef V8WALK_SUMMARY_H
 #define V8WALK_SUMMARY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../walker/sampler.h"
 #include "../walker/tracer.h"
 
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
+/* "v8walk: WHO exited (status N)" / "was killed by signal N" / "exited" (status unknown). */
+void print_exit_status(FILE *out, const char *who, bool known, int status);
 /* The q-quantile (0..1) of n values (sorted in place). */
 uint64_t quantile_u64(uint64_t *v, size_t n, double q);
 
