@@ -9,7 +9,7 @@
 //
 //   V8WALK=build/v8walk node bench/overhead.js     (BENCH_ROUNDS=3, BENCH_PHASE_S=4, NODE=node)
 'use strict';
-const { spawn } = require('node:child_process');
+const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -85,7 +85,7 @@ async function main() {
   for (const hz of [99, 999])
     for (const tool of ['ptrace', 'bpf', 'perf']) profiled.push({ tool, hz, name: `${tool === 'perf' ? 'perf record -g' : `v8walk ${tool}`} ${hz} Hz` });
   const target = await startTarget();
-  console.log(`v8walk overhead benchmark: node ${(await new Promise((r) => { const c = spawn(NODE, ['--version']); let s = ''; c.stdout.on('data', (d) => { s += d; }); c.on('close', () => r(s.trim())); }))}, ` +
+  console.log(`v8walk overhead benchmark: node ${execFileSync(NODE, ['--version']).toString().trim()}, ` +
     `bench/busy.js (pid ${target.pid}), ${ROUNDS} rounds of ${profiled.length + 2} phases of ${PHASE_S} s ` +
     `(measured over the last ${PHASE_S - SETTLE_S} s), ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   await sleep(1500); // warm up: optimized code

@@ -95,6 +95,8 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.ok(kernelWrite >= underWrite * 0.4, `${kernelWrite}/${underWrite} in the kernel's write path`);
   // without --kernel there are none
   const plain = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);
+  assert.strictEqual(plain.code, 0, plain.stderr);
+  assert.ok(h.parseFolded(plain.stdout).reduce((a, s) => a + s.count, 0) > 0, 'samples without --kernel');
   assert.ok(!plain.stdout.includes('_[k]'));
 });
 

@@ -113,6 +113,14 @@ function assertSameJs(frames, truth, what, from = 0) {
     truth.slice(from).map((f) => `${shortName(f.name)} @ ${f.file}`), what);
 }
 
+// The crashed thread's JS frames against the fixture's Error.stack, taken from the same call
+// expression just before it died: the innermost frame is the callee, the crash function (MODE)
+// here and the truth-taker there; every frame from the caller out must match.
+function assertCrashedJs(frames, truth, mode, what) {
+  assert.strictEqual(shortName(frames[0].name), mode, `${what}: the crash function innermost`);
+  assertSameJs(frames, truth, what, 1);
+}
+
 // Positions of frames in the fixture's file against the truth, frame by frame (line and column,
 // 1-based as Error.stack prints them). `from` skips the innermost frames (the fixture's truth and
 // its crash or park are two different callees called from one call expression).
@@ -192,5 +200,5 @@ function buildId(file) {
 
 module.exports = {
   FIXTURE, tempDir, crashFixture, gcore, coreJson, nodeStacks, shortName, jsFrames, assertSameJs,
-  checkPositions, readLayout, copyCore, setFilesz, buildId,
+  assertCrashedJs, checkPositions, readLayout, copyCore, setFilesz, buildId,
 };

@@ -32,8 +32,11 @@ function modeTest(mode, name, ...rest) {
   if (mode === MODE) require('node:test')(mode === 'bpf' ? `[bpf] ${name}` : name, ...rest);
 }
 
+// The node under test's version ("v20.20.2"), asked once.
+let nodeVersionText;
 function nodeVersion() {
-  return spawnSync(NODE, ['--version'], { encoding: 'utf8', env: { ...process.env, ...NODE_ENV } }).stdout.trim();
+  nodeVersionText ??= spawnSync(NODE, ['--version'], { encoding: 'utf8', env: { ...process.env, ...NODE_ENV } }).stdout.trim();
+  return nodeVersionText;
 }
 
 // The control protocol (fixtures/lib/control.js) over a child's stdin/stdout; resolves with the
@@ -49,12 +52,19 @@ function controlled(child, name, running = () => child.exitCode === null && chil
     for (const w of waiters.splice(0)) w();
   });
   const next = (pred, ms = 30000) => new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`fixture ${name}: timed out waiting`)), ms);
+    const onExit = (code, sig) => { clearTimeout(t); reject(new Error(`fixture ${name} exited (${code ?? sig})`)); };
+    const t = setTimeout(() => { child.off('exit', onExit); reject(new Error(`fixture ${name}: timed out waiting`)); }, ms);
     const check = () => {
       const i = messages.findIndex(pred);
-      if (i >= 0) { clearTimeout(t); resolve(messages.splice(i, 1)[0]); } else waiters.push(check);
+      if (i >= 0) {
+        clearTimeout(t);
+        child.off('exit', onExit);
+        resolve(messages.splice(i, 1)[0]);
+      } else {
+        waiters.push(check);
+      }
     };
-    child.once('exit', (code, sig) => { clearTimeout(t); reject(new Error(`fixture ${name} exited (${code ?? sig})`)); });
+    child.once('exit', onExit);
     check();
   });
   let seq = 0;
@@ -200,7 +210,7 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, withMode, modeTest, nodeVersion, startFixture,
+  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, nodeVersion, startFixture,
   startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks,
   tracerPid, sleep, hasChain,
 };

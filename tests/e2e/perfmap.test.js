@@ -18,6 +18,10 @@ const mapOf = (pid) => `/tmp/perf-${pid}.map`;
 // every user-space address: whatever the heap cannot name gets this line's name
 const everything = (name) => `0 7fffffffffff ${name}\n`;
 
+// A frame named from the map for the regexp SRC: V8 names it "RegExp:SRC" (V8 ≤ 12) or
+// "RegExp.> src: 'SRC' flags: ''" (V8 13+).
+const regexpNamed = (src) => (f) => /^RegExp[:.]/.test(f) && f.includes(src);
+
 async function profile(pid, seconds = 1) {
   const r = await h.runV8walk(['--pid', String(pid), '--raw', '--duration', String(seconds)]);
   assert.strictEqual(r.code, 0, r.stderr);
@@ -32,8 +36,7 @@ test('perf map: node --perf-basic-prof: irregexp code is named from its perf map
   const fx = await h.startFixture('regex.js', { nodeArgs: ['--perf-basic-prof'], cwd: tmp });
   t.after(() => { fx.stop(); fs.rmSync(mapOf(fx.pid), { force: true }); });
   const src = fx.ready.source;
-  // V8 names it "RegExp:SOURCE" (V8 ≤ 12) or "RegExp.> src: 'SOURCE' flags: ''" (V8 13+)
-  const named = (f) => /^RegExp[:.]/.test(f) && f.includes(src);
+  const named = regexpNamed(src);
   const p = await profile(fx.pid, 2);
   assert.ok(p.count(named) >= p.total * 0.5,
     `${p.count(named)}/${p.total} samples in the regexp, named from the map\n${p.stacks.slice(0, 2).map((s) => s.frames.slice(-3).join(';')).join('\n')}`);
@@ -113,7 +116,7 @@ test('perf map: in a container, the map is read from the target\'s own /tmp unde
   assert.ok(!fs.existsSync(mapOf(1)), 'the host has no /tmp/perf-1.map');
 
   const src = fx.ready.source;
-  const named = (f) => /^RegExp[:.]/.test(f) && f.includes(src);
+  const named = regexpNamed(src);
   const p = await profile(pid, 2);
   assert.strictEqual(p.count((f) => f.includes('FAKE-')), 0, 'the host\'s /tmp is not the target\'s');
   assert.ok(p.count(named) >= p.total * 0.5, `${p.count(named)}/${p.total} samples in the regexp, named from the container's map`);
