@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 #include "../walker/maps_refresh.h"
-#include "../walker/memsnap.h"
-#include "../walker/memsrc_fence.h"
-#include "../walker/memsrc_live.h"
+#include "../mem/memsnap.h"
+#include "../mem/memsrc_fence.h"
+#include "../mem/memsrc_live.h"
 #include "../walker/stackwalk.h"
 #include "sample_record.h"
 

@@ -6,7 +6,7 @@
 #define V8WALK_MEMSRC_CORE_H
 
 #include "../symtab/addrspace.h"
-#include "../walker/memsrc.h"
+#include "../mem/memsrc.h"
 #include "core_file.h"
 
 struct core_misses {

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../walker/memsrc.h"
+#include "../mem/memsrc.h"
 #include "layout.h"
 
 struct v8_heap {

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../walker/frame.h"
-#include "../walker/regs.h"
+#include "tier.h"
+#include "../mem/regs.h"
 #include "baseline.h"
 #include "code.h"
 #include "frames.h"

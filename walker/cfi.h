@@ -8,8 +8,8 @@
 
 #include "../symtab/elf_image.h"
 #include "../util/u64map.h"
-#include "memsrc.h"
-#include "regs.h"
+#include "../mem/memsrc.h"
+#include "../mem/regs.h"
 
 enum cfi_result {
 	CFI_OK = 0,

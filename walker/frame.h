@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../v8/tier.h"
+
 enum frame_kind {
 	FK_NATIVE,     /* C/C++ code of an ELF module */
 	FK_JS,         /* a JavaScript function's frame */
@@ -18,8 +20,6 @@ enum frame_kind {
 	FK_KERNEL,
 	FK_TRUNCATED,  /* the walk stopped early here */
 };
-
-enum js_tier { TIER_UNKNOWN, TIER_INTERPRETED, TIER_BASELINE, TIER_MAGLEV, TIER_TURBOFAN, TIER_BUILTIN };
 
 struct frame {
 	uint8_t kind;        /* enum frame_kind */

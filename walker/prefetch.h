@@ -7,7 +7,7 @@
 
 #include "../symtab/addrspace.h"
 #include "../v8/runtime.h"
-#include "memsrc.h"
+#include "../mem/memsrc.h"
 #include "unwind.h"
 
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,

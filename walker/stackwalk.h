@@ -19,8 +19,8 @@
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
 #include "frame.h"
-#include "memsrc.h"
-#include "regs.h"
+#include "../mem/memsrc.h"
+#include "../mem/regs.h"
 #include "unwind.h"
 
 enum { STACKWALK_MAX_FRAMES = 512 };

@@ -9,8 +9,8 @@
 
 #include "../symtab/addrspace.h"
 #include "cfi.h"
-#include "memsrc.h"
-#include "regs.h"
+#include "../mem/memsrc.h"
+#include "../mem/regs.h"
 
 enum frame_how {
 	FRAME_TOP,  /* registers of the interrupted thread */

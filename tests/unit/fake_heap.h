@@ -10,7 +10,7 @@
 #include "../../v8/heap.h"
 #include "../../v8/layout.h"
 #include "../../v8/metadata.h"
-#include "../../walker/memsrc.h"
+#include "../../mem/memsrc.h"
 
 enum {
 	FT_SEQ_TWO = 32, FT_SEQ_ONE = 40, FT_CONS_TWO = 33, FT_CONS_ONE = 41, FT_EXT_TWO = 34,

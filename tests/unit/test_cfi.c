@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../../symtab/native_names.h"
-#include "../../walker/memsrc_live.h"
+#include "../../mem/memsrc_live.h"
 #include "../../walker/unwind.h"
 
 struct walk {

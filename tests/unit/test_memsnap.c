@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "../../walker/memsnap.h"
+#include "../../mem/memsnap.h"
 #include "fake_heap.h"
 
 static struct fake_heap fh;

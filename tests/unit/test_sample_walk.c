@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../bpf/sample_walk.h"
-#include "../../walker/memsrc_fence.h"
+#include "../../mem/memsrc_fence.h"
 #include "fake_heap.h"
 
 static struct fake_heap fh;
