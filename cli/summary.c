@@ -32,19 +32,26 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 	for (size_t i = 0; i < st->npause; i++)
 		p[i] = st->pause_ns[i];
 	uint64_t med = quantile_u64(p, st->npause, 0.5), p99 = quantile_u64(p, st->npause, 0.99);
+	uint64_t max = st->npause ? p[st->npause - 1] : 0; /* sorted by quantile_u64 */
 	free(p);
 	unsigned long errors = st->truncated + st->missed;
 	double total = (double)(st->samples + st->missed);
 	fprintf(out,
 		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
 		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
-		"p99 %.0f us (%.1f reads per sample); max lag %.1f ms; v8walk CPU %.1f%%\n",
+		"p99 %.0f us, max %.0f us (%.1f reads per sample, %.1f while stopped); max lag %.1f ms; "
+		"v8walk CPU %.1f%%\n",
 		st->samples, secs, secs > 0 ? (double)st->samples / secs : 0.0, st->ticks,
 		tr->threads_seen, st->samples - st->no_js, errors,
 		total > 0 ? 100.0 * (double)errors / total : 0.0, st->truncated, st->missed,
-		(double)med / 1e3, (double)p99 / 1e3,
-		st->samples ? (double)s->live.reads / (double)st->samples : 0.0, (double)st->max_lag_ns / 1e6,
+		(double)med / 1e3, (double)p99 / 1e3, (double)max / 1e3,
+		st->samples ? (double)s->live.reads / (double)st->samples : 0.0,
+		st->npause ? (double)st->stop_reads / (double)st->npause : 0.0, (double)st->max_lag_ns / 1e6,
 		secs > 0 ? 100.0 * cpu / secs : 0.0);
+	if (st->unvalidated)
+		fprintf(out, "v8walk: %lu samples had JS frames that a GC moved before they were named "
+			     "(shown as such, not guessed)\n",
+			st->unvalidated);
 	if (st->behind)
 		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
 			     "skewed: try a lower --rate\n",

@@ -8,6 +8,12 @@
 
 static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t len);
 
+/* Reading a remote range costs about the same whatever its size within a page (the kernel pins
+ * the page for each range): ranges that share a page are read as one, and a single read reads
+ * ahead. Ranges up to SMALL_RANGE bytes are found through an index sorted by address; larger ones
+ * (the stack chunk) are few and tried first. */
+enum { MERGE_GAP = 512, PAGE = 4096, READ_AHEAD = 256, SMALL_RANGE = 2 * PAGE };
+
 static void snap_prefetch(struct memsrc *base, const uint64_t *addrs, const uint32_t *lens, size_t n);
 
 static const struct memsrc_ops snap_ops = {.read = snap_read, .readv = NULL, .prefetch = snap_prefetch};
@@ -23,6 +29,8 @@ void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget)
 void memsnap_free(struct memsnap *s)
 {
 	free(s->ranges);
+	free(s->by_addr);
+	free(s->large);
 	free(s->data);
 	memsnap_init(s, s->backing, s->budget);
 }
@@ -30,6 +38,7 @@ void memsnap_free(struct memsnap *s)
 void memsnap_reset(struct memsnap *s)
 {
 	s->nranges = 0;
+	s->nsmall = s->nlarge = 0;
 	s->used = 0;
 	s->misses = 0;
 	s->last_hit = 0;
@@ -40,16 +49,44 @@ static bool holds(const struct snap_range *r, uint64_t addr, size_t len)
 	return addr >= r->addr && addr + len <= r->addr + r->len && addr + len >= addr;
 }
 
+static const void *at(const struct memsnap *s, size_t i, uint64_t addr)
+{
+	return s->data + s->ranges[i].off + (addr - s->ranges[i].addr);
+}
+
+/* First position in the address index whose range starts above addr. */
+static size_t upper_bound(const struct memsnap *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nsmall;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->ranges[s->by_addr[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 const void *memsnap_find(struct memsnap *s, uint64_t addr, size_t len)
 {
 	/* consecutive reads mostly touch one object (or the stack): try the last hit first */
 	if (s->last_hit < s->nranges && holds(&s->ranges[s->last_hit], addr, len))
-		return s->data + s->ranges[s->last_hit].off + (addr - s->ranges[s->last_hit].addr);
-	/* then newest first: the most recent reads are the likeliest to be read again */
-	for (size_t i = s->nranges; i-- > 0;) {
-		if (holds(&s->ranges[i], addr, len)) {
-			s->last_hit = i;
-			return s->data + s->ranges[i].off + (addr - s->ranges[i].addr);
+		return at(s, s->last_hit, addr);
+	for (size_t i = 0; i < s->nlarge; i++) {
+		if (holds(&s->ranges[s->large[i]], addr, len)) {
+			s->last_hit = s->large[i];
+			return at(s, s->last_hit, addr);
+		}
+	}
+	/* small ranges start at most SMALL_RANGE below any address they hold */
+	for (size_t k = upper_bound(s, addr); k-- > 0;) {
+		const struct snap_range *r = &s->ranges[s->by_addr[k]];
+		if (r->addr + SMALL_RANGE < addr)
+			break;
+		if (holds(r, addr, len)) {
+			s->last_hit = s->by_addr[k];
+			return at(s, s->last_hit, addr);
 		}
 	}
 	return NULL;
@@ -69,10 +106,27 @@ static uint8_t *reserve(struct memsnap *s, size_t len)
 	return s->data + s->used;
 }
 
-static void keep(struct memsnap *s, uint64_t addr, size_t len)
+/* Add a range (its bytes already at data + off) and index it by address. */
+static void add_range(struct memsnap *s, uint64_t addr, size_t len, size_t off)
 {
 	XGROW(s->ranges, s->cap, s->nranges + 1);
-	s->ranges[s->nranges++] = (struct snap_range){.addr = addr, .len = len, .off = s->used};
+	size_t i = s->nranges++;
+	s->ranges[i] = (struct snap_range){.addr = addr, .len = len, .off = off};
+	if (len > SMALL_RANGE) {
+		XGROW(s->large, s->cap_large, s->nlarge + 1);
+		s->large[s->nlarge++] = (uint32_t)i;
+		return;
+	}
+	XGROW(s->by_addr, s->cap_small, s->nsmall + 1);
+	size_t k = upper_bound(s, addr);
+	memmove(&s->by_addr[k + 1], &s->by_addr[k], (s->nsmall - k) * sizeof(*s->by_addr));
+	s->by_addr[k] = (uint32_t)i;
+	s->nsmall++;
+}
+
+static void keep(struct memsnap *s, uint64_t addr, size_t len)
+{
+	add_range(s, addr, len, s->used);
 	s->used += len;
 }
 
@@ -108,9 +162,6 @@ static int cmp_want(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Reading a remote range costs about the same whatever its size within a page (the kernel pins
- * the page for each range): ranges that share a page are read as one. */
-enum { MERGE_GAP = 512, PAGE = 4096 };
 
 size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t *lens, size_t n)
 {
@@ -155,9 +206,7 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 	for (size_t i = 0; i < want; i++) {
 		if (r[i].got != r[i].len)
 			continue;
-		XGROW(s->ranges, s->cap, s->nranges + 1);
-		s->ranges[s->nranges++] =
-		    (struct snap_range){.addr = r[i].addr, .len = r[i].len, .off = base + off[i]};
+		add_range(s, r[i].addr, r[i].len, base + off[i]);
 	}
 	s->used = base + bytes;
 	/* count the requested ranges that are now held (several may share one read) */
@@ -184,11 +233,16 @@ static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 		memcpy(buf, p, len);
 		return (ssize_t)len;
 	}
-	if (len <= 4096) {
-		size_t got = memsnap_add(s, addr, len);
+	if (len <= PAGE) {
+		/* the next reads are most often other fields of the same object: a remote read costs
+		 * the same for a few hundred bytes as for eight, so read ahead within the page */
+		uint64_t page_end = (addr | (PAGE - 1)) + 1;
+		size_t ahead = page_end - addr < READ_AHEAD ? (size_t)(page_end - addr) : READ_AHEAD;
+		size_t got = memsnap_add(s, addr, len > ahead ? len : ahead);
 		if (got) {
-			memcpy(buf, memsnap_find(s, addr, got), got);
-			return (ssize_t)got;
+			size_t n = got < len ? got : len;
+			memcpy(buf, memsnap_find(s, addr, n), n);
+			return (ssize_t)n;
 		}
 	}
 	s->misses++;

@@ -17,8 +17,12 @@ struct snap_range {
 struct memsnap {
 	struct memsrc base;
 	struct memsrc *backing;
-	struct snap_range *ranges;
+	struct snap_range *ranges; /* in the order they were copied */
 	size_t nranges, cap;
+	uint32_t *by_addr;         /* ranges of at most a few pages, sorted by address */
+	size_t nsmall, cap_small;
+	uint32_t *large;           /* the larger ones */
+	size_t nlarge, cap_large;
 	uint8_t *data;
 	size_t used, data_cap;
 	size_t budget;       /* max bytes kept (reads past it are passed through uncached) */

@@ -1,7 +1,10 @@
 /* code.c — Code objects and the PC → Code lookup. */
 #include "code.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "../util/xalloc.h"
 
 /* Instructions start kCodeAlignment-aligned (32 or 64 bytes on x64): holders are looked for at
  * 32-byte steps. Type checks cost two reads; once the holder map is known, only a few more are
@@ -73,35 +76,66 @@ static bool code_read(const struct v8_heap *h, uint64_t code, uint64_t known_map
 void code_finder_init(struct code_finder *cf)
 {
 	memset(cf, 0, sizeof(*cf));
+	cf->cache = xcalloc(CODE_CACHE_SLOTS, sizeof(*cf->cache));
+	u64map_init(&cf->by_code, 4 * CODE_CACHE_SLOTS);
+	u64map_init(&cf->by_pc, 16 * CODE_CACHE_SLOTS);
+}
+
+void code_finder_free(struct code_finder *cf)
+{
+	free(cf->cache);
+	u64map_free(&cf->by_code);
+	u64map_free(&cf->by_pc);
+	memset(cf, 0, sizeof(*cf));
 }
 
 static void remember(struct code_finder *cf, const struct v8_code *c)
 {
-	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++)
-		if (cf->cache[i].code == c->code) {
-			cf->cache[i] = *c;
-			return;
-		}
-	cf->cache[cf->next_slot] = *c;
+	uint64_t k;
+	if (u64map_get(&cf->by_code, c->code, &k) && k && cf->cache[k - 1].code == c->code) {
+		cf->cache[k - 1] = *c;
+		return;
+	}
+	k = cf->next_slot + 1;
 	cf->next_slot = (cf->next_slot + 1) % CODE_CACHE_SLOTS;
+	struct v8_code *old = &cf->cache[k - 1];
+	uint64_t was;
+	if (old->code && u64map_get(&cf->by_code, old->code, &was) && was == k)
+		u64map_put(&cf->by_code, old->code, 0);
+	*old = *c;
+	u64map_put(&cf->by_code, c->code, k);
+}
+
+/* Is the cached Code of this slot still there, unchanged? (Its memory may have been reused.) */
+static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct v8_code *c,
+			struct v8_code *out)
+{
+	struct v8_code now;
+	if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
+	    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt) {
+		*out = now;
+		cf->hits++;
+		return true;
+	}
+	memset(c, 0, sizeof(*c));
+	return false;
 }
 
 static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
 		       struct v8_code *out)
 {
+	uint64_t k;
+	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code &&
+	    v8_code_contains(&cf->cache[k - 1], pc))
+		return still_there(cf, h, &cf->cache[k - 1], out);
 	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
 		struct v8_code *c = &cf->cache[i];
 		if (!c->code || !v8_code_contains(c, pc))
 			continue;
-		/* the Code may have died and its memory been reused: read it again */
-		struct v8_code now;
-		if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
-		    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt) {
-			*out = now;
-			cf->hits++;
+		if (still_there(cf, h, c, out)) {
+			u64map_put(&cf->by_pc, pc, i + 1);
 			return true;
 		}
-		memset(c, 0, sizeof(*c));
 	}
 	return false;
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../util/u64map.h"
 #include "heap.h"
 
 enum code_tier { CT_OTHER, CT_BASELINE, CT_MAGLEV, CT_TURBOFAN };
@@ -30,10 +31,13 @@ static inline bool v8_code_contains(const struct v8_code *c, uint64_t pc)
 	return pc >= c->start && pc < c->start + c->size;
 }
 
-enum { CODE_CACHE_SLOTS = 128, CODE_SCAN_MAX = 1 << 20 };
+/* Sized for programs with thousands of optimized functions. */
+enum { CODE_CACHE_SLOTS = 4096, CODE_SCAN_MAX = 1 << 20 };
 
 struct code_finder {
-	struct v8_code cache[CODE_CACHE_SLOTS]; /* found before; re-read on every hit */
+	struct v8_code *cache; /* CODE_CACHE_SLOTS found before; re-read on every hit */
+	struct u64map by_code; /* tagged Code → slot + 1 */
+	struct u64map by_pc;   /* a PC found in a slot before → slot + 1 (checked on use) */
 	unsigned next_slot;    /* round-robin replacement */
 	uint64_t holder_map;   /* learned map of InstructionStream (or Code) */
 	uint64_t code_map;     /* learned map of Code */
@@ -41,6 +45,7 @@ struct code_finder {
 };
 
 void code_finder_init(struct code_finder *cf);
+void code_finder_free(struct code_finder *cf);
 /* The Code whose instructions contain pc. `hint` (a tagged Code or 0) is tried first. */
 bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
 	       struct v8_code *out);

@@ -16,6 +16,8 @@ void positions_init(struct positions *p)
 {
 	memset(p, 0, sizeof(*p));
 	code_finder_init(&p->codes);
+	p->decoded = xcalloc(DECODED_SLOTS, sizeof(*p->decoded));
+	u64map_init(&p->idx, 8 * DECODED_SLOTS);
 }
 
 static void drop(struct decoded *d)
@@ -30,8 +32,11 @@ static void drop(struct decoded *d)
 
 void positions_free(struct positions *p)
 {
-	for (int i = 0; i < DECODED_SLOTS; i++)
+	for (int i = 0; p->decoded && i < DECODED_SLOTS; i++)
 		drop(&p->decoded[i]);
+	free(p->decoded);
+	u64map_free(&p->idx);
+	code_finder_free(&p->codes);
 	bytecode_sizes_free(&p->sizes);
 	memset(p, 0, sizeof(*p));
 }
@@ -39,17 +44,26 @@ void positions_free(struct positions *p)
 /* The cached decoding of obj whose identity is id[], or a fresh slot for it. */
 static struct decoded *slot_for(struct positions *p, uint64_t obj, const uint64_t id[3], bool *fresh)
 {
-	for (int i = 0; i < DECODED_SLOTS; i++) {
-		struct decoded *d = &p->decoded[i];
-		if (d->obj == obj && !memcmp(d->id, id, sizeof(d->id))) {
+	uint64_t k;
+	struct decoded *d;
+	if (u64map_get(&p->idx, obj, &k) && k && (d = &p->decoded[k - 1])->obj == obj) {
+		if (!memcmp(d->id, id, sizeof(d->id))) {
 			*fresh = false;
 			p->decoded_hits++;
 			return d;
 		}
+		drop(d); /* the same address holds another object now */
+	} else {
+		k = p->next_slot + 1;
+		p->next_slot = (p->next_slot + 1) % DECODED_SLOTS;
+		d = &p->decoded[k - 1];
+		uint64_t old;
+		/* forget the evicted object (unless the index already points elsewhere) */
+		if (d->obj && u64map_get(&p->idx, d->obj, &old) && old == k)
+			u64map_put(&p->idx, d->obj, 0);
+		drop(d);
+		u64map_put(&p->idx, obj, k);
 	}
-	struct decoded *d = &p->decoded[p->next_slot];
-	p->next_slot = (p->next_slot + 1) % DECODED_SLOTS;
-	drop(d);
 	d->obj = obj;
 	memcpy(d->id, id, sizeof(d->id));
 	*fresh = true;

@@ -20,6 +20,7 @@
 #include "frames.h"
 #include "heap.h"
 #include "inlining.h"
+#include "../util/u64map.h"
 
 /* Where a JS frame was found, as the stack walker knows it. */
 struct js_site {
@@ -66,12 +67,14 @@ struct decoded {
 	int ndeopt;
 };
 
-enum { DECODED_SLOTS = 256 };
+/* Sized for programs with thousands of hot functions: a smaller cache is re-read every sample. */
+enum { DECODED_SLOTS = 8192 };
 
 struct positions {
 	struct code_finder codes;
 	struct bytecode_sizes sizes; /* from the V8 binary; baseline frames need them */
-	struct decoded decoded[DECODED_SLOTS];
+	struct decoded *decoded;     /* DECODED_SLOTS, replaced round-robin */
+	struct u64map idx;           /* object → slot + 1 (0: none) */
 	unsigned next_slot;
 	unsigned long no_code, no_table, decoded_hits;
 };

@@ -29,9 +29,18 @@ static bool word(struct memsrc *mem, uint64_t addr, uint64_t *v)
 	return mem_read_u64(mem, addr, v);
 }
 
-void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n)
+/* Remember the whole objects of a batch (receivers are copied for their map word only). */
+static void record(struct prefetched *out, const struct batch *b)
 {
+	for (size_t i = 0; i < b->n && out->n < PREFETCH_MAX_OBJECTS; i++)
+		if (b->len[i] != MAP_BYTES)
+			out->obj[out->n++] = b->addr[i];
+}
+
+void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
+			 const struct raw_frame *raw, int n, struct prefetched *out)
+{
+	out->n = 0;
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
@@ -82,4 +91,6 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 			add(&third, map, MAP_BYTES);
 	}
 	mem_prefetch(mem, third.addr, third.len, third.n);
+	record(out, &fns);
+	record(out, &second);
 }

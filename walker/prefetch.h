@@ -10,7 +10,16 @@
 #include "../mem/memsrc.h"
 #include "unwind.h"
 
+enum { PREFETCH_MAX_OBJECTS = 512 };
+
+/* The heap objects (untagged addresses) a prefetch copied whole, receivers aside: what a decode
+ * that runs after the thread resumed is checked against (walker/validate.h). */
+struct prefetched {
+	uint64_t obj[PREFETCH_MAX_OBJECTS];
+	size_t n;
+};
+
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n);
+			 const struct raw_frame *raw, int n, struct prefetched *out);
 
 #endif

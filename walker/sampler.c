@@ -19,6 +19,8 @@ enum {
 	THREAD_SCAN_NS = 100 * 1000 * 1000,
 	MAPS_REFRESH_NS = 50 * 1000 * 1000,
 	SNAPSHOT_BUDGET = 8 << 20,
+	MAX_WAITING = 256,                 /* captures waiting to be decoded */
+	MAX_BOOST_NS = 2 * 1000 * 1000,     /* longest wait for stops at real-time priority */
 };
 
 struct thread_info {
@@ -41,7 +43,8 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	s->sink = sink;
 	s->sink_ctx = sink_ctx;
 	memsrc_live_init(&s->live, pid);
-	memsnap_init(&s->snap, &s->live.base, SNAPSHOT_BUDGET);
+	capture_pool_init(&s->captures, &s->live.base, SNAPSHOT_BUDGET);
+	rt_sched_init(&s->rt, !o->normal_priority);
 	s->rng = now_ns() | 1;
 	char fn[64], comm[32] = "node";
 	snprintf(fn, sizeof(fn), "/proc/%d/comm", (int)pid);
@@ -70,7 +73,8 @@ void sampler_free(struct sampler *s)
 {
 	drop_queue(s);
 	free(s->queue);
-	memsnap_free(&s->snap);
+	rt_sched_normal(&s->rt);
+	capture_pool_free(&s->captures);
 	memsrc_live_close(&s->live);
 	free(s->st.pause_ns);
 	free(s->tinfo);
@@ -113,30 +117,28 @@ static uint32_t label_of(struct sampler *s, struct tthread *t, const struct capt
 			    c->ws.end == UNWIND_COMPLETE);
 }
 
-/* Walk one stopped thread into the scratch frames. */
-static bool capture(struct sampler *s, struct tthread *t)
+/* Copy and unwind one stopped thread: registers, stack, the heap objects of its JS frames. */
+static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
 	struct user_regs_struct ur;
 	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
 		return false;
-	struct regset regs;
-	regset_from_user_regs(&regs, (const uint64_t *)&ur);
+	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
 	struct stack_bounds b;
-	uint64_t sp = regs.r[DW_RSP];
+	uint64_t sp = c->regs.r[DW_RSP];
 	if (!stack_bounds_at(&s->maps_fresh, s->as, sp, &b)) {
 		b.lo = sp - STACK_RED_ZONE;
 		b.hi = sp + s->opts.stack_chunk;
 	}
-	memsnap_reset(&s->snap);
 	uint64_t from = sp - STACK_RED_ZONE < b.lo ? b.lo : sp - STACK_RED_ZONE;
 	uint64_t to = from + s->opts.stack_chunk;
 	if (to > b.hi)
 		to = b.hi;
 	if (to > from)
-		memsnap_add(&s->snap, from, (size_t)(to - from));
-	/* code outside the known mappings (new libraries, grown JIT space): walked again */
-	s->nframes = stackwalk_capture_fresh(s->sw, &s->maps_fresh, &regs, &s->snap.base, &b, s->frames,
-					     STACKWALK_MAX_FRAMES, &s->wst);
+		memsnap_add(&c->snap, from, (size_t)(to - from));
+	c->bounds = b;
+	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &b, &c->ws);
+	capture_keep_unwind(c, s->sw);
 	return true;
 }
 
@@ -146,22 +148,69 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	uint64_t t0 = now_ns();
 	if (t0 - t->interrupt_ns > s->st.max_lag_ns)
 		s->st.max_lag_ns = t0 - t->interrupt_ns;
-	bool ok = capture(s, t);
-	/* the tracer resumes the thread right after we return */
-	uint64_t held = now_ns() - t0;
-	XGROW(s->st.pause_ns, s->st.cappause, s->st.npause + 1);
-	s->st.pause_ns[s->st.npause++] = held;
-	if (!ok)
+	struct capture *c = capture_pool_take(&s->captures, MAX_WAITING);
+	if (!c) {
+		s->st.missed++; /* resumed untouched: too many copies wait to be decoded */
 		return;
-	XGROW(s->queue, s->capqueue, s->nqueue + 1);
-	struct captured_sample *c = &s->queue[s->nqueue++];
+	}
+	unsigned long reads = s->live.reads;
 	c->tid = t->tid;
 	c->state = tinfo_for(s, t->tid)->requested_state;
-	c->pause_ns = held;
-	c->ws = s->wst;
-	c->n = s->nframes;
-	c->frames = xmalloc(sizeof(*c->frames) * (size_t)(s->nframes ? s->nframes : 1));
-	memcpy(c->frames, s->frames, sizeof(*c->frames) * (size_t)s->nframes);
+	c->ok = capture(s, t, c);
+	/* the tracer resumes the thread right after we return */
+	c->held_ns = now_ns() - t0;
+	s->st.stop_reads += s->live.reads - reads;
+	XGROW(s->st.pause_ns, s->st.cappause, s->st.npause + 1);
+	s->st.pause_ns[s->st.npause++] = c->held_ns;
+}
+
+/* A GC moved what the frames were named from: they are not guessed. */
+static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
+{
+	uint32_t moved = intern_str(s->strings, "[JS frame moved by GC before it was named]");
+	for (int i = 0; i < n; i++) {
+		if (f[i].kind != FK_JS && f[i].kind != FK_JS_INLINED && f[i].kind != FK_JS_ASYNC)
+			continue;
+		memset(&f[i], 0, sizeof(f[i]));
+		f[i].kind = FK_UNKNOWN;
+		f[i].name = moved;
+	}
+	s->st.unvalidated++;
+}
+
+/* Name the frames of one capture; the thread runs again, so what was not copied at the stop is
+ * read now and kept only if the copied objects it was reached through are still in place. */
+static void decode_capture(struct sampler *s, struct capture *c)
+{
+	capture_restore_unwind(c, s->sw);
+	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and
+	 * unwind the copied stack again */
+	if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames))
+		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
+	struct walk_stats ws = c->ws;
+	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
+	if (s->sw->rt && ws.js_frames &&
+	    !validate_prefetched(&s->sw->rt->L, &c->snap.base, &s->live.base, &s->sw->prefetched,
+				 &s->st.validation))
+		mark_unvalidated(s, s->frames, n);
+	XGROW(s->queue, s->capqueue, s->nqueue + 1);
+	struct captured_sample *q = &s->queue[s->nqueue++];
+	q->tid = c->tid;
+	q->state = c->state;
+	q->pause_ns = c->held_ns;
+	q->ws = ws;
+	q->n = n;
+	q->frames = xmalloc(sizeof(*q->frames) * (size_t)(n ? n : 1));
+	memcpy(q->frames, s->frames, sizeof(*q->frames) * (size_t)n);
+}
+
+/* Decode every capture waiting (their threads all run again). */
+static void decode_waiting(struct sampler *s)
+{
+	for (size_t i = 0; i < s->captures.used; i++)
+		if (s->captures.v[i]->ok)
+			decode_capture(s, s->captures.v[i]);
+	capture_pool_release(&s->captures);
 }
 
 /* Stage 2 for every captured sample: the threads already run again. */
@@ -198,19 +247,39 @@ static bool stop_requested(struct sampler *s)
 	return s->st.stopped_by_signal;
 }
 
+/* Has a thread been asked to stop whose stop has not been handled yet? */
+static bool stops_outstanding(const struct sampler *s)
+{
+	for (size_t i = 0; i < s->tr->n; i++)
+		if (s->tr->threads[i].want_sample && s->tr->threads[i].state != TS_GONE)
+			return true;
+	return false;
+}
+
 /* Sleep until `until` (monotonic ns) while keeping the target's events flowing. */
 static void wait_until(struct sampler *s, uint64_t until)
 {
 	for (;;) {
 		tracer_pump(s->tr);
-		deliver_queue(s);
 		uint64_t now = now_ns();
+		/* while stops are on their way, stay ready for them; then name what was copied */
+		bool stopping = stops_outstanding(s) && now - s->tick_ns < MAX_BOOST_NS;
+		if (!stopping) {
+			/* naming frames and the sink run at the normal priority; waiting for the next
+			 * tick runs at the real-time one, so that the tick is on time */
+			rt_sched_normal(&s->rt);
+			decode_waiting(s);
+			deliver_queue(s);
+			rt_sched_boost(&s->rt);
+			now = now_ns();
+		}
 		if (now >= until || stop_requested(s) || !tracer_alive(s->tr))
 			return;
+		uint64_t wake = stopping && s->tick_ns + MAX_BOOST_NS < until ? s->tick_ns + MAX_BOOST_NS : until;
 		struct pollfd p[2] = {{.fd = s->tr->sigchld_fd, .events = POLLIN},
 				      {.fd = s->opts.stop_fd, .events = POLLIN}};
-		struct timespec ts = {(time_t)((until - now) / 1000000000ULL),
-				      (long)((until - now) % 1000000000ULL)};
+		struct timespec ts = {(time_t)((wake - now) / 1000000000ULL),
+				      (long)((wake - now) % 1000000000ULL)};
 		if (ppoll(p, s->opts.stop_fd >= 0 ? 2 : 1, &ts, NULL) > 0 && (p[0].revents & POLLIN)) {
 			char buf[1024];
 			while (read(s->tr->sigchld_fd, buf, sizeof(buf)) > 0)
@@ -224,6 +293,8 @@ static void tick(struct sampler *s)
 {
 	s->st.ticks++;
 	uint64_t now = now_ns();
+	s->tick_ns = now;
+	rt_sched_boost(&s->rt);
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
@@ -277,6 +348,7 @@ void sampler_run(struct sampler *s)
 			next = now;
 		}
 	}
+	rt_sched_normal(&s->rt);
 	s->st.end_ns = now_ns();
 	if (!s->st.target_exited && !tracer_alive(s->tr)) {
 		s->st.target_exited = true;
@@ -307,6 +379,7 @@ void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb
 			break;
 		tracer_sleep(s->tr, deadline - now);
 	}
+	decode_waiting(s);
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
 		if (t->want_sample) {

@@ -11,9 +11,11 @@
 #include "../util/intern.h"
 #include "frame.h"
 #include "maps_refresh.h"
-#include "../mem/memsnap.h"
 #include "../mem/memsrc_live.h"
+#include "../util/rt_sched.h"
+#include "capture.h"
 #include "stackwalk.h"
+#include "validate.h"
 #include "thread_labels.h"
 #include "tracer.h"
 
@@ -27,6 +29,7 @@ struct sampler_opts {
 	bool idle;           /* also sample threads that are not running (wall-clock view) */
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
 	int stop_fd;         /* readable when v8walk may have to stop (signalfd), or -1 */
+	bool normal_priority; /* never switch to SCHED_FIFO while threads are stopped */
 	/* when stop_fd is readable: should the run end? (NULL: yes) */
 	bool (*should_stop)(void *ctx);
 	void *stop_ctx;
@@ -39,6 +42,9 @@ struct sampler_stats {
 	uint64_t *pause_ns; /* per sample: time the thread was held stopped */
 	size_t npause, cappause;
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
+	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
+	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
+	struct validation validation;
 	bool target_exited;
 	int exit_status;
 	bool stopped_by_signal;
@@ -61,7 +67,6 @@ struct sampler {
 	struct stackwalk *sw;
 	struct addrspace *as;
 	struct memsrc_live live;
-	struct memsnap snap;
 	struct intern *strings;
 	sample_sink_fn sink;
 	void *sink_ctx;
@@ -70,10 +75,12 @@ struct sampler {
 	uint64_t rng;          /* xorshift state for jitter */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;
-	/* scratch for the sample being captured while its thread is stopped */
+	/* what each stop copied, waiting to be decoded once its thread runs again */
+	struct capture_pool captures;
+	struct rt_sched rt;
+	uint64_t tick_ns; /* when the threads of the current tick were asked to stop */
+	/* scratch for the frames of the capture being decoded */
 	struct frame frames[STACKWALK_MAX_FRAMES + 8];
-	int nframes;
-	struct walk_stats wst;
 	/* captured samples waiting for stage 2 (native names, labels, the sink) */
 	struct captured_sample *queue;
 	size_t nqueue, capqueue;
@@ -85,7 +92,10 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 		  struct stackwalk *sw, struct addrspace *as, struct intern *strings,
 		  sample_sink_fn sink, void *sink_ctx);
 void sampler_free(struct sampler *s);
-/* The stop callback to give tracer_attach (ctx = the sampler). */
+/* The stop callback to give tracer_attach (ctx = the sampler): copies only what must be
+ * consistent with the stop — registers, the stack, the heap objects that identify each JS frame —
+ * and unwinds the copy. The frames are named after every thread asked at that tick has resumed,
+ * and kept only if what they were read from was not moved meanwhile (walker/validate.h). */
 void sampler_on_stop(void *ctx, struct tthread *t);
 /* Run until duration, a stop request or the target's exit. */
 void sampler_run(struct sampler *s);

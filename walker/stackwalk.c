@@ -250,17 +250,31 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		f->name = pi->cls == PC_JIT ? sw->s_unknown_jit : 0; /* 0: named as native later */
 }
 
+int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     const struct stack_bounds *bounds, struct walk_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
+	st->raw_frames = nraw;
+	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, &sw->prefetched);
+	return nraw;
+}
+
 int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		      const struct stack_bounds *bounds, struct frame *out, int max,
 		      struct walk_stats *st)
 {
-	memset(st, 0, sizeof(*st));
+	stackwalk_unwind(sw, regs, mem, bounds, st);
+	return stackwalk_decode(sw, regs, mem, out, max, st);
+}
+
+int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     struct frame *out, int max, struct walk_stats *st)
+{
 	function_cache_begin_walk(&sw->funcs);
 	script_cache_begin_walk(&sw->scripts);
-	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
-	st->raw_frames = nraw;
+	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
-	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw);
 	int n = 0;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {

@@ -19,6 +19,7 @@
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
 #include "frame.h"
+#include "prefetch.h"
 #include "../mem/memsrc.h"
 #include "../mem/regs.h"
 #include "unwind.h"
@@ -43,6 +44,7 @@ struct stackwalk {
 	struct positions positions;
 	struct callsite_names callsites;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
+	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
@@ -53,10 +55,20 @@ struct stackwalk {
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params);
 void stackwalk_free(struct stackwalk *sw);
-/* Stage 1: frames innermost first; returns the count. */
+/* Stage 1: frames innermost first; returns the count. stackwalk_unwind then stackwalk_decode. */
 int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		      const struct stack_bounds *bounds, struct frame *out, int max,
 		      struct walk_stats *st);
+/* Stage 1a, all that must see the thread stopped: unwind into sw->raw (st->end, st->raw_frames)
+ * and copy into `mem` (a memsnap) the heap objects that identify each JS frame, in batched reads;
+ * returns the raw frame count. */
+int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     const struct stack_bounds *bounds, struct walk_stats *st);
+/* Stage 1b: turn sw->raw (from stackwalk_unwind with the same st) into mixed frames, reading what
+ * the copy lacks (names, scripts, tables) through `mem`; may run after the thread resumed, and
+ * then stackwalk_validate tells whether what it read still belongs to the copied frames. */
+int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     struct frame *out, int max, struct walk_stats *st);
 /* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
  * the heap could not name: walker/jit_names.h). */
 void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n);

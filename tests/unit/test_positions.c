@@ -410,6 +410,7 @@ Test(positions, code_found_by_scanning_below_the_pc)
 	/* the cached Code dies and its memory holds something else: no stale answer */
 	fh_set32(&fh, code, fh.L.v[L_CODE_INSTR_SIZE], 8);
 	cr_assert_not(code_find(&cf, &fh.h, start + 450, 0, &c));
+	code_finder_free(&cf);
 }
 
 Test(positions, code_scan_needs_a_matching_back_pointer)
@@ -427,6 +428,7 @@ Test(positions, code_scan_needs_a_matching_back_pointer)
 	cr_assert(code_find(&cf, &fh.h, start + 20, code, &c));
 	cr_assert_eq(c.tier, CT_BASELINE);
 	cr_assert_not(code_find(&cf, &fh.h, start + 300, code, &c));
+	code_finder_free(&cf);
 }
 
 /* --- an interpreted frame end to end --------------------------------------------------------- */

@@ -1,0 +1,27 @@
+/* validate.h — a decode that ran after the thread resumed read names, scripts and position tables
+ * from memory the program may have changed meanwhile (a GC that moved, compacted or flushed them).
+ * Before its frames are trusted, the identity words of the objects copied while the thread was
+ * stopped are read again from the live process, in one batch, and compared with the copy: a
+ * SharedFunctionInfo's map, name and script, a BytecodeArray's map and position table, a Code
+ * object's map. If they still match, every object reached through them is the one that was there
+ * at the stop (a GC that moves an object rewrites every field pointing at it). */
+#ifndef V8WALK_VALIDATE_H
+#define V8WALK_VALIDATE_H
+
+#include <stdbool.h>
+
+#include "../mem/memsrc.h"
+#include "../v8/layout.h"
+#include "prefetch.h"
+
+struct validation {
+	unsigned long checked; /* objects compared */
+	unsigned long changed; /* objects whose identity words differed (or could not be read) */
+};
+
+/* Compare the identity words of the prefetched objects in `copy` (the stop's snapshot) with
+ * `live`; returns true when none changed. */
+bool validate_prefetched(const struct v8_layout *L, struct memsrc *copy, struct memsrc *live,
+			 const struct prefetched *p, struct validation *v);
+
+#endif
