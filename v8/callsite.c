@@ -359,13 +359,15 @@ uint32_t callsite_name(struct callsite_names *cn, const struct v8_heap *h, const
 {
 	if (!cs->receiver_known || !cs->function)
 		return compose(cn, h, cs);
-	/* cached per (receiver map, function, flags): the method lookups read many objects */
-	struct callsite_key k = {
-	    .map = v8_is_heap_object(cs->receiver) ? v8_map_of(h, cs->receiver) : 1,
-	    .function = cs->function,
-	    .sfi = cs->fn->sfi,
-	    .flags = (uint32_t)cs->constructor | (uint32_t)cs->async << 1,
-	};
+	/* cached per (receiver map, function, flags): the method lookups read many objects. The key
+	 * is compared with memcmp: its padding must be zero too (it was left to the stack, and the
+	 * cache then missed on most lookups of an optimized build) */
+	struct callsite_key k;
+	memset(&k, 0, sizeof(k));
+	k.map = v8_is_heap_object(cs->receiver) ? v8_map_of(h, cs->receiver) : 1;
+	k.function = cs->function;
+	k.sfi = cs->fn->sfi;
+	k.flags = (uint32_t)cs->constructor | (uint32_t)cs->async << 1;
 	uint64_t hash = u64_hash(k.map ^ u64_hash(k.function ^ u64_hash(k.sfi + k.flags))) | 1;
 	uint64_t idx;
 	if (u64map_get(&cn->cache, hash, &idx) && !memcmp(&cn->keys[idx - 1], &k, sizeof(k))) {

@@ -34,8 +34,13 @@ int v8_type(const struct v8_heap *h, uint64_t obj)
 	uint16_t type;
 	if (!v8_field(h, obj, h->L->v[L_HEAPOBJECT_MAP], &map) || !v8_is_heap_object(map))
 		return -1; /* a forwarding address during GC evacuation is not a tagged pointer */
+	int known;
+	if (h->types && map_types_get(h->types, map, &known))
+		return known;
 	if (!v8_field_u16(h, map, h->L->v[L_MAP_INSTANCE_TYPE], &type))
 		return -1;
+	if (h->types)
+		map_types_note(h->types, h->L, map, type);
 	return type;
 }
 

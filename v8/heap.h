@@ -8,10 +8,12 @@
 
 #include "../mem/memsrc.h"
 #include "layout.h"
+#include "map_types.h"
 
 struct v8_heap {
 	struct memsrc *mem;
 	const struct v8_layout *L;
+	struct map_types *types; /* optional (NULL): root maps' types remembered across reads */
 };
 
 static inline bool v8_is_heap_object(uint64_t v) { return (v & 3) == 1; }

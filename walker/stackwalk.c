@@ -26,6 +26,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	function_cache_init(&sw->funcs, strings, &sw->scripts);
 	native_names_init(&sw->natives, as, strings, native_params);
 	positions_init(&sw->positions);
+	map_types_init(&sw->map_types);
 	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts, &sw->positions);
 	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
@@ -43,6 +44,7 @@ void stackwalk_free(struct stackwalk *sw)
 	script_cache_free(&sw->scripts);
 	native_names_free(&sw->natives);
 	positions_free(&sw->positions);
+	map_types_free(&sw->map_types);
 	callsite_names_free(&sw->callsites);
 }
 
@@ -274,7 +276,7 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	function_cache_begin_walk(&sw->funcs);
 	script_cache_begin_walk(&sw->scripts);
 	int nraw = st->raw_frames;
-	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL};
+	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {

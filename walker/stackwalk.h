@@ -43,6 +43,7 @@ struct stackwalk {
 	struct native_names natives;
 	struct positions positions;
 	struct callsite_names callsites;
+	struct map_types map_types;
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
