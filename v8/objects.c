@@ -134,7 +134,9 @@ static bool dictionary_properties(const struct v8_heap *h, uint64_t obj, v8_prop
 {
 	const struct v8_layout *L = h->L;
 	uint64_t dict, cap_raw;
-	if (!v8_field(h, obj, L->v[L_JSRECEIVER_PROPERTIES], &dict) || !v8_is_fixed_array_like(h, dict))
+	/* NameDictionary has an instance type of its own that no version exports: it is known by its
+	 * shape (a FixedArray's header, a power-of-two capacity, entries that fill the length) */
+	if (!v8_field(h, obj, L->v[L_JSRECEIVER_PROPERTIES], &dict) || !v8_is_heap_object(dict))
 		return false;
 	int64_t len = v8_array_length(h, dict);
 	int64_t first = L->v[L_NAMEDICT_PREFIX_START] + L->v[L_NAMEDICT_PREFIX_SIZE];
@@ -143,7 +145,7 @@ static bool dictionary_properties(const struct v8_heap *h, uint64_t obj, v8_prop
 	if (len <= first || !v8_array_get(h, dict, 2, &cap_raw) || !v8_is_smi(cap_raw))
 		return false;
 	int64_t cap = v8_smi_value(cap_raw);
-	if (cap <= 0 || cap > MAX_PROPERTIES * 4 || first + cap * entry != len)
+	if (cap <= 0 || cap > MAX_PROPERTIES * 4 || (cap & (cap - 1)) != 0 || first + cap * entry != len)
 		return false;
 	size_t words = (size_t)(cap * entry);
 	uint64_t *raw = xmalloc(words * 8);

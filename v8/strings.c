@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-enum { MAX_SEGMENTS = 512, MAX_STEPS = 100000, CHUNK = 4096 };
+/* A remote read costs a syscall whatever its size: long strings (a script's source, scanned once
+ * for its line ends) are read 64 KiB at a time. */
+enum { MAX_SEGMENTS = 512, MAX_STEPS = 100000, CHUNK = 64 << 10 };
 
 struct seg {
 	uint64_t str;

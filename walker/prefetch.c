@@ -44,7 +44,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
-	struct batch fns = {.n = 0}, second = {.n = 0}, third = {.n = 0};
+	struct batch fns = {.n = 0}, second = {.n = 0};
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
@@ -84,13 +84,8 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 			add(&second, code, CODE_BYTES);
 	}
 	mem_prefetch(mem, second.addr, second.len, second.n);
-	/* the maps of the SharedFunctionInfos and tables */
-	for (size_t i = 0; i < second.n; i++) {
-		uint64_t map;
-		if (second.len[i] != MAP_BYTES && word(mem, second.addr[i] + L->v[L_HEAPOBJECT_MAP], &map))
-			add(&third, map, MAP_BYTES);
-	}
-	mem_prefetch(mem, third.addr, third.len, third.n);
+	/* the maps of the SharedFunctionInfos, tables and Code are root maps: never moved, their
+	 * types remembered (v8/map_types.h), so they are not copied while the thread waits */
 	record(out, &fns);
 	record(out, &second);
 }

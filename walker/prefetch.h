@@ -1,6 +1,6 @@
 /* prefetch.h — before the JS frames of a stack are decoded, copy the heap objects they will read
  * (functions, bytecode arrays and their position tables, receivers, their maps,
- * SharedFunctionInfos) in a few batched reads instead of dozens of small
+ * SharedFunctionInfos) in two batched reads instead of dozens of small
  * ones: on a live target that is one process_vm_readv per batch while the thread is stopped. */
 #ifndef V8WALK_PREFETCH_H
 #define V8WALK_PREFETCH_H

@@ -190,8 +190,8 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
 	if (s->sw->rt && ws.js_frames &&
-	    !validate_prefetched(&s->sw->rt->L, &c->snap.base, &s->live.base, &s->sw->prefetched,
-				 &s->st.validation))
+	    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
+				 &s->sw->prefetched, &s->st.validation))
 		mark_unvalidated(s, s->frames, n);
 	XGROW(s->queue, s->capqueue, s->nqueue + 1);
 	struct captured_sample *q = &s->queue[s->nqueue++];

@@ -25,10 +25,10 @@ static int identity_offsets(const struct v8_layout *L, const struct v8_heap *cop
 	return n;
 }
 
-bool validate_prefetched(const struct v8_layout *L, struct memsrc *copy, struct memsrc *live,
-			 const struct prefetched *p, struct validation *v)
+bool validate_prefetched(const struct v8_layout *L, struct map_types *types, struct memsrc *copy,
+			 struct memsrc *live, const struct prefetched *p, struct validation *v)
 {
-	struct v8_heap h = {.mem = copy, .L = L};
+	struct v8_heap h = {.mem = copy, .L = L, .types = types};
 	struct mem_range r[PREFETCH_MAX_OBJECTS];
 	uint64_t now[PREFETCH_MAX_OBJECTS][OBJ_WORDS];
 	int32_t offs[PREFETCH_MAX_OBJECTS][3];

@@ -12,6 +12,7 @@
 
 #include "../mem/memsrc.h"
 #include "../v8/layout.h"
+#include "../v8/map_types.h"
 #include "prefetch.h"
 
 struct validation {
@@ -20,8 +21,8 @@ struct validation {
 };
 
 /* Compare the identity words of the prefetched objects in `copy` (the stop's snapshot) with
- * `live`; returns true when none changed. */
-bool validate_prefetched(const struct v8_layout *L, struct memsrc *copy, struct memsrc *live,
-			 const struct prefetched *p, struct validation *v);
+ * `live`; returns true when none changed. `types` (optional) remembers root maps' types. */
+bool validate_prefetched(const struct v8_layout *L, struct map_types *types, struct memsrc *copy,
+			 struct memsrc *live, const struct prefetched *p, struct validation *v);
 
 #endif

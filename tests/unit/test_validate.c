@@ -41,7 +41,7 @@ TestSuite(validate, .init = setup, .fini = teardown);
 Test(validate, unchanged_objects_validate)
 {
 	struct validation v = {0};
-	cr_assert(validate_prefetched(&fh.L, &copy.base, &fh.base, &pf, &v));
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
 	cr_assert_eq(v.checked, 1, "the SharedFunctionInfo is checked; the function is not");
 	cr_assert_eq(v.changed, 0);
 }
@@ -51,7 +51,7 @@ Test(validate, a_moved_name_is_detected)
 	/* a GC moved the name: the SharedFunctionInfo now points elsewhere */
 	fh_set(&fh, sfi, fh.L.v[L_SFI_NAME], fh_str1(&fh, "measure"));
 	struct validation v = {0};
-	cr_assert_not(validate_prefetched(&fh.L, &copy.base, &fh.base, &pf, &v));
+	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
 	cr_assert_eq(v.changed, 1);
 }
 
@@ -60,7 +60,7 @@ Test(validate, a_moved_shared_function_info_is_detected)
 	/* the SharedFunctionInfo was evacuated: its old address holds a forwarding word */
 	fh_set(&fh, sfi, fh.L.v[L_HEAPOBJECT_MAP], 0x12345678);
 	struct validation v = {0};
-	cr_assert_not(validate_prefetched(&fh.L, &copy.base, &fh.base, &pf, &v));
+	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
 }
 
 Test(validate, a_young_function_that_moved_does_not_invalidate)
@@ -68,5 +68,5 @@ Test(validate, a_young_function_that_moved_does_not_invalidate)
 	/* a scavenge moved the JSFunction: only its copy was read, so the frame stays valid */
 	fh_set(&fh, fn, fh.L.v[L_HEAPOBJECT_MAP], 0x12345678);
 	struct validation v = {0};
-	cr_assert(validate_prefetched(&fh.L, &copy.base, &fh.base, &pf, &v));
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
 }
