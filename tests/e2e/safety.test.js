@@ -83,9 +83,15 @@ test('v8walk killed with SIGKILL at any moment leaves the target running', async
   t.after(() => fx.stop());
   for (let round = 0; round < 5; round++) {
     const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--rate', '2000']);
-    await h.sleep(300 + round * 137);
+    // killed only once it has attached (the target traced by it, or its eBPF program running),
+    // at a different moment of sampling each round
+    const attached = await h.waitFor(() => h.attached(fx.pid, run.child.pid), 10000);
+    assert.ok(attached, `round ${round}: v8walk (pid ${run.child.pid}, ${h.MODE}) attached to ${fx.pid} within 10 s`);
+    await h.sleep(round * 137);
+    assert.ok(h.attached(fx.pid, run.child.pid), `round ${round}: v8walk still attached when killed`);
     run.child.kill('SIGKILL');
-    await run.done;
+    const r = await run.done;
+    assert.strictEqual(r.signal, 'SIGKILL', `round ${round}: v8walk died of the SIGKILL, not before it: ${r.stderr}`);
     await assertHealthy(fx);
   }
 });
