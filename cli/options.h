@@ -48,6 +48,10 @@ struct options {
 	bool quiet;
 };
 
+/* Options that cannot go together, and the target that must be named: NULL when `o` (as parsed,
+ * before --core sets MODE_CORE) is a valid combination, or the one-line reason it is not. */
+const char *options_conflict(const struct options *o);
+
 /* Parse argv; on error prints a message and returns false with *exit_code set (0 for --help). */
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code);
 
