@@ -74,10 +74,10 @@ static int record_pid(const struct options *o)
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, add_sample, &prof)) {
 		stop_signals_close(&stop);
-		return 1;
+		return EXIT_ERROR;
 	}
 	profile_init(&prof, &ss.strings, line_mode_of(o));
-	int rc = 1;
+	int rc = EXIT_ERROR;
 	int err = session_try_attach(&ss, o);
 	if (err == 0) {
 		rc = sample_and_write(o, &ss, &prof);
@@ -108,7 +108,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 {
 	struct node_scan ns;
 	node_scan_init(&ns);
-	int code = 0;
+	int code = EXIT_OK;
 	bool node = launch_trace_until_node(l->pid, &ns, &code);
 	node_scan_free(&ns);
 	if (!node) {
@@ -185,7 +185,7 @@ int mode_version_info(const struct options *o)
 	struct strbuf msg;
 	sb_init(&msg);
 	struct live_target tg;
-	int rc = 0;
+	int rc = EXIT_OK;
 	if (live_target_open(&tg, o->pid, o, &msg))
 		print_version_info(stdout, &tg.rt, &tg.as);
 	else

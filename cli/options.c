@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_codes.h"
 #include "version_string.h"
 
 static void usage(FILE *f)
@@ -63,7 +64,18 @@ static void usage(FILE *f)
 		"      --force-v8-version X.Y[.Z]  use the layout fallbacks of another V8 version\n"
 		"  -q, --quiet              no summary on stderr\n"
 		"  -h, --help               this help\n"
-		"  -V, --version            v8walk's version\n");
+		"  -V, --version            v8walk's version\n"
+		"\n"
+		"exit status:\n");
+	fprintf(f,
+		"  %-3d  done (--core: every stack read from intact input)\n"
+		"  %-3d  nothing could be done or shown; one line on stderr says why\n"
+		"  %-3d  the command line is wrong\n"
+		"  %-3d  --core: stacks printed, with warnings or damage in the input\n"
+		"  -- PROGRAM: the program's own exit status, as a shell gives it (%d: it\n"
+		"       cannot be run, %d: not found, %d+N: killed by signal N)\n",
+		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_CANNOT_RUN, EXIT_NOT_FOUND,
+		EXIT_SIGNAL_BASE);
 }
 
 static bool parse_double(const char *s, double *out)
@@ -148,7 +160,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
-	*exit_code = 2;
+	*exit_code = EXIT_USAGE;
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
@@ -235,8 +247,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		}
 		case 'q': o->quiet = true; break;
-		case 'h': usage(stdout); *exit_code = 0; return false;
-		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = 0; return false;
+		case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
+		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = EXIT_OK; return false;
 		case ':':
 			fprintf(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
 			return false;

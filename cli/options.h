@@ -52,7 +52,8 @@ struct options {
  * before --core sets MODE_CORE) is a valid combination, or the one-line reason it is not. */
 const char *options_conflict(const struct options *o);
 
-/* Parse argv; on error prints a message and returns false with *exit_code set (0 for --help). */
+/* Parse argv; on error prints a message and returns false with *exit_code set (EXIT_USAGE, or
+ * EXIT_OK after --help and --version). */
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code);
 
 #endif

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "../../cli/exit_codes.h"
 #include "../../cli/options.h"
 
 static char program[] = "node";
@@ -187,5 +188,5 @@ Test(options, parse_options_applies_them)
 	char *bad[] = {a0, a1, a2, a4, NULL};
 	optind = 0;
 	cr_assert_not(parse_options(4, bad, &o, &code));
-	cr_assert_eq(code, 2);
+	cr_assert_eq(code, EXIT_USAGE);
 }
