@@ -10,168 +10,76 @@
 static char program[] = "node";
 static char *command[] = {program, NULL};
 
-/* What parse_options leaves before any option: the defaults, no target. */
-static struct options none(void)
-{
+#define PID .pid = 4242, .pids = {4242}, .npids = 1
+#define TWO_PIDS .pid = 4242, .pids = {4242, 4243}, .npids = 2
+
+/* A combination as parse_options leaves it before the check, and the start of the refusal
+ * (NULL: accepted). */
+struct combination {
+	const char *what;
 	struct options o;
-	memset(&o, 0, sizeof(o));
-	o.rate_hz = 99;
-	o.min_percent = 0.5;
-	o.stack_kb = 64;
-	return o;
-}
+	const char *refusal;
+};
 
-static struct options one_pid(void)
-{
-	struct options o = none();
-	o.pids[0] = o.pid = 4242;
-	o.npids = 1;
-	return o;
-}
+static const struct combination combinations[] = {
+    /* a target, named once */
+    {"nothing", {.rate_hz = 99}, "which process?"},
+    {"--pid", {PID}, NULL},
+    {"two --pid", {TWO_PIDS}, NULL},
+    {"--all-node", {.all_node = true}, NULL},
+    {"-- PROGRAM", {.command = command}, NULL},
+    {"--pid --all-node", {PID, .all_node = true}, "give one of --pid, --all-node and -- PROGRAM"},
+    {"--pid -- PROGRAM", {PID, .command = command}, "give one of"},
+    /* --core goes alone, --exe with it */
+    {"--core", {.core = "core"}, NULL},
+    {"--core --exe --json", {.core = "core", .exe = "/usr/bin/node", .json = true}, NULL},
+    {"--core --pid", {.core = "core", PID}, "--core reads a core file"},
+    {"--core --dump", {.core = "core", .mode = MODE_DUMP}, "--core reads a core file"},
+    {"--core -- PROGRAM", {.core = "core", .command = command}, "--core reads a core file"},
+    {"--core --all-node", {.core = "core", .all_node = true}, "--core reads a core file"},
+    {"--exe without --core", {PID, .exe = "/usr/bin/node"}, "--exe goes with --core"},
+    {"--core --raw", {.core = "core", .format_set = true}, "--text and --raw shape a sampled profile"},
+    /* --json with the one-shot modes */
+    {"--pid --json", {PID, .json = true}, "--json goes with --dump or --core"},
+    {"--dump --json", {PID, .mode = MODE_DUMP, .json = true}, NULL},
+    {"--dump --text", {PID, .mode = MODE_DUMP, .format_set = true}, "--text and --raw shape"},
+    /* --dump and --version-info look at one process, with ptrace */
+    {"--dump, two --pid", {TWO_PIDS, .mode = MODE_DUMP}, "--dump looks at one running process"},
+    {"--version-info -- PROGRAM", {.command = command, .version_info = true},
+     "--version-info looks at one running process"},
+    {"--version-info --pid", {PID, .version_info = true}, NULL},
+    {"--dump --mode bpf", {PID, .mode = MODE_DUMP, .sampler = SAMPLER_BPF},
+     "--dump stops each thread once with ptrace"},
+    {"--dump --kernel", {PID, .mode = MODE_DUMP, .kernel = true}, "--dump stops each thread once"},
+    /* what each sampler can do */
+    {"--mode ptrace, two --pid", {TWO_PIDS, .sampler = SAMPLER_PTRACE}, "ptrace mode samples one process"},
+    {"--mode ptrace --all-node", {.all_node = true, .sampler = SAMPLER_PTRACE}, "ptrace mode samples one"},
+    {"--mode ptrace --kernel", {PID, .sampler = SAMPLER_PTRACE, .kernel = true}, "--kernel needs eBPF"},
+    {"--mode bpf --kernel", {PID, .sampler = SAMPLER_BPF, .kernel = true}, NULL},
+    {"--idle", {PID, .idle = true}, NULL},
+    {"--idle --mode bpf", {PID, .idle = true, .sampler = SAMPLER_BPF}, "--idle needs ptrace mode"},
+    {"--idle, two --pid", {TWO_PIDS, .idle = true}, "--idle needs ptrace mode"},
+    {"--idle --kernel", {PID, .idle = true, .kernel = true}, "--idle needs ptrace mode"},
+    /* line modes */
+    {"--function", {PID, .function_lines = true}, NULL},
+    {"--function --nolineno", {PID, .function_lines = true, .no_lines = true},
+     "--function and --nolineno contradict each other"},
+};
 
-static struct options two_pids(void)
+Test(options, each_combination_accepted_or_refused_with_its_rule)
 {
-	struct options o = one_pid();
-	o.pids[1] = 4243;
-	o.npids = 2;
-	return o;
-}
-
-static struct options core(void)
-{
-	struct options o = none();
-	o.core = "core";
-	return o;
-}
-
-static void refused(const struct options *o, const char *start)
-{
-	const char *why = options_conflict(o);
-	cr_assert_not_null(why, "expected a refusal starting '%s'", start);
-	cr_assert(strncmp(why, start, strlen(start)) == 0, "refusal '%s' does not start '%s'", why, start);
-}
-
-static void accepted(const struct options *o)
-{
-	const char *why = options_conflict(o);
-	cr_assert_null(why, "refused: %s", why ? why : "");
-}
-
-Test(options, a_target_must_be_named_once)
-{
-	struct options o = none();
-	refused(&o, "which process?");
-	o = one_pid();
-	o.all_node = true;
-	refused(&o, "give one of --pid, --all-node and -- PROGRAM");
-	o = one_pid();
-	o.command = command;
-	refused(&o, "give one of");
-	o = one_pid();
-	accepted(&o);
-	o = none();
-	o.all_node = true;
-	accepted(&o);
-	o = none();
-	o.command = command;
-	accepted(&o);
-	o = two_pids();
-	accepted(&o);
-}
-
-Test(options, core_goes_alone_and_exe_with_it)
-{
-	struct options o = core();
-	accepted(&o);
-	o.exe = "/usr/bin/node";
-	o.json = true;
-	accepted(&o);
-	o = core();
-	o.npids = 1;
-	o.pid = o.pids[0] = 1;
-	refused(&o, "--core reads a core file");
-	o = core();
-	o.mode = MODE_DUMP;
-	refused(&o, "--core reads a core file");
-	o = core();
-	o.command = command;
-	refused(&o, "--core reads a core file");
-	o = one_pid();
-	o.exe = "/usr/bin/node";
-	refused(&o, "--exe goes with --core");
-	o = core();
-	o.format_set = true;
-	refused(&o, "--text and --raw shape a sampled profile");
-}
-
-Test(options, json_goes_with_dump_or_core)
-{
-	struct options o = one_pid();
-	o.json = true;
-	refused(&o, "--json goes with --dump or --core");
-	o.mode = MODE_DUMP;
-	accepted(&o);
-	o.format_set = true;
-	refused(&o, "--text and --raw shape a sampled profile");
-}
-
-Test(options, dump_and_version_info_look_at_one_process)
-{
-	struct options o = two_pids();
-	o.mode = MODE_DUMP;
-	refused(&o, "--dump looks at one running process");
-	o = none();
-	o.command = command;
-	o.version_info = true;
-	refused(&o, "--version-info looks at one running process");
-	o = one_pid();
-	o.version_info = true;
-	accepted(&o);
-	o = one_pid();
-	o.mode = MODE_DUMP;
-	o.sampler = SAMPLER_BPF;
-	refused(&o, "--dump stops each thread once with ptrace");
-	o.sampler = SAMPLER_AUTO;
-	o.kernel = true;
-	refused(&o, "--dump stops each thread once with ptrace");
-}
-
-Test(options, samplers_and_what_each_can_do)
-{
-	struct options o = two_pids();
-	o.sampler = SAMPLER_PTRACE;
-	refused(&o, "ptrace mode samples one process");
-	o = none();
-	o.all_node = true;
-	o.sampler = SAMPLER_PTRACE;
-	refused(&o, "ptrace mode samples one process");
-	o = one_pid();
-	o.sampler = SAMPLER_PTRACE;
-	o.kernel = true;
-	refused(&o, "--kernel needs eBPF sampling");
-	o.sampler = SAMPLER_BPF;
-	accepted(&o);
-	o = one_pid();
-	o.idle = true;
-	accepted(&o);
-	o.sampler = SAMPLER_BPF;
-	refused(&o, "--idle needs ptrace mode");
-	o = two_pids();
-	o.idle = true;
-	refused(&o, "--idle needs ptrace mode");
-	o = one_pid();
-	o.idle = true;
-	o.kernel = true;
-	refused(&o, "--idle needs ptrace mode");
-}
-
-Test(options, function_and_nolineno_contradict)
-{
-	struct options o = one_pid();
-	o.function_lines = true;
-	accepted(&o);
-	o.no_lines = true;
-	refused(&o, "--function and --nolineno contradict each other");
+	for (size_t i = 0; i < sizeof(combinations) / sizeof(combinations[0]); i++) {
+		const struct combination *c = &combinations[i];
+		const char *why = options_conflict(&c->o);
+		if (!c->refusal) {
+			cr_expect_null(why, "%s: refused: %s", c->what, why ? why : "");
+			continue;
+		}
+		cr_expect_not_null(why, "%s: accepted, expected '%s…'", c->what, c->refusal);
+		if (why)
+			cr_expect(strncmp(why, c->refusal, strlen(c->refusal)) == 0,
+				  "%s: refused with '%s', expected '%s…'", c->what, why, c->refusal);
+	}
 }
 
 /* parse_options applies the same rules, and --core selects the core mode */
