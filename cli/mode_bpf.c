@@ -438,7 +438,8 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	r->o = o;
 	intern_init(&r->strings);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
-	bpf_procs_init(&r->procs, &r->strings, o);
+	struct target_opts to = target_opts_of(o);
+	bpf_procs_init(&r->procs, &r->strings, &to);
 	node_scan_init(&r->scan);
 	u64map_init(&r->tids, 0);
 	r->s_kernel_unknown = intern_str(&r->strings, "[unknown] (kernel)");

@@ -43,7 +43,7 @@ int mode_dump(const struct options *o)
 	snprintf(d.source, sizeof(d.source), "live process");
 	sb_free(&desc);
 	int rc = EXIT_ERROR;
-	if (session_attach(&ss, o)) {
+	if (session_attach(&ss)) {
 		sampler_snapshot_all(&ss.s, THREAD_STOP_TIMEOUT_NS, collect, &d);
 		session_detach(&ss);
 		process_dump_sort(&d);

@@ -78,7 +78,7 @@ static int record_pid(const struct options *o)
 	}
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	int rc = EXIT_ERROR;
-	int err = session_try_attach(&ss, o);
+	int err = session_try_attach(&ss);
 	if (err == 0) {
 		rc = sample_and_write(o, &ss, &prof);
 	} else {
@@ -186,7 +186,8 @@ int mode_version_info(const struct options *o)
 	sb_init(&msg);
 	struct live_target tg;
 	int rc = EXIT_OK;
-	if (live_target_open(&tg, o->pid, o, &msg))
+	struct target_opts to = target_opts_of(o);
+	if (live_target_open(&tg, o->pid, &to, &msg))
 		print_version_info(stdout, &tg.rt, &tg.as);
 	else
 		rc = fail_msg(msg.s);

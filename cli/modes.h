@@ -8,6 +8,7 @@
 #include "exit_codes.h"
 #include "options.h"
 #include "profile.h"
+#include "target.h"
 
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);
@@ -31,5 +32,7 @@ int close_output(const struct options *o, FILE *out, int write_rc);
 int write_profile(const struct options *o, const struct profile *p);
 /* How JS frames aggregate (--function, --nolineno). */
 enum line_mode line_mode_of(const struct options *o);
+/* How a live target is opened and walked (--force-v8-version, --full-names). */
+struct target_opts target_opts_of(const struct options *o);
 
 #endif

@@ -53,3 +53,9 @@ enum line_mode line_mode_of(const struct options *o)
 {
 	return o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT;
 }
+
+struct target_opts target_opts_of(const struct options *o)
+{
+	return (struct target_opts){.force_version = o->have_force_version ? &o->force_version : NULL,
+				    .full_native_names = o->full_native_names};
+}
