@@ -18,16 +18,19 @@ const { missingTests, cell } = require(path.join(root, 'scripts', 'support-table
 function suiteNames(mode) {
   // a run of its own, not a child of this test runner
   const { NODE_TEST_CONTEXT, ...env } = process.env; // eslint-disable-line no-unused-vars
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-names-')), 'names.json');
-  const e2e = path.join(root, 'tests', 'e2e');
-  const files = fs.readdirSync(e2e).filter((f) => f.endsWith('.test.js')).map((f) => path.join(e2e, f));
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-name-pattern=^$.',
-    `--test-reporter=${path.join(e2e, 'matrix-reporter.js')}`, '--test-reporter-destination=/dev/null', ...files],
-  { cwd: root, encoding: 'utf8', env: { ...env, V8WALK_MODE: mode, MATRIX_RESULT: out, MATRIX_LABEL: mode } });
-  assert.strictEqual(r.status, 0, r.stderr);
-  const record = JSON.parse(fs.readFileSync(out, 'utf8'));
-  fs.rmSync(path.dirname(out), { recursive: true });
-  return record.results;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-names-'));
+  try {
+    const out = path.join(dir, 'names.json');
+    const e2e = path.join(root, 'tests', 'e2e');
+    const files = fs.readdirSync(e2e).filter((f) => f.endsWith('.test.js')).map((f) => path.join(e2e, f));
+    const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-name-pattern=^$.',
+      `--test-reporter=${path.join(e2e, 'matrix-reporter.js')}`, '--test-reporter-destination=/dev/null', ...files],
+    { cwd: root, encoding: 'utf8', env: { ...env, V8WALK_MODE: mode, MATRIX_RESULT: out, MATRIX_LABEL: mode } });
+    assert.strictEqual(r.status, 0, r.stderr);
+    return JSON.parse(fs.readFileSync(out, 'utf8')).results;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 test('every test capabilities.js names exists in the end-to-end suite', () => {
