@@ -7,11 +7,11 @@
 
 #include "../util/xalloc.h"
 
-void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct options *o)
+void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct target_opts *to)
 {
 	memset(ps, 0, sizeof(*ps));
 	ps->strings = strings;
-	ps->o = o;
+	ps->to = *to;
 	u64map_init(&ps->by_pid, 0);
 }
 
@@ -57,11 +57,11 @@ static struct bpf_proc *new_proc(struct bpf_procs *ps, pid_t pid)
 /* Everything a sample of this process needs, from the process as it is now. */
 static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *why)
 {
-	if (!live_target_open(&p->tg, p->pid, ps->o, why)) {
+	if (!live_target_open(&p->tg, p->pid, &ps->to, why)) {
 		live_target_close(&p->tg);
 		return false;
 	}
-	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->o->full_native_names);
+	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->to.full_native_names);
 	perfmap_init(&p->pm, p->pid, ps->strings);
 	p->sw.perfmap = &p->pm;
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);

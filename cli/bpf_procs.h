@@ -14,7 +14,6 @@
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
 #include "../walker/thread_labels.h"
-#include "options.h"
 #include "target.h"
 
 enum proc_state {
@@ -47,10 +46,10 @@ struct bpf_procs {
 	size_t n, cap;
 	struct u64map by_pid; /* pid → index + 1 */
 	struct intern *strings;
-	const struct options *o;
+	struct target_opts to;
 };
 
-void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct options *o);
+void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct target_opts *to);
 void bpf_procs_free(struct bpf_procs *ps);
 struct bpf_proc *bpf_procs_find(const struct bpf_procs *ps, pid_t pid);
 /* Open a process for sampling (the checks of every live mode: it exists, it is node, its V8 is

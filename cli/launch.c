@@ -21,12 +21,12 @@ static void __attribute__((noreturn)) child(int go, int err, char *const argv[])
 		r = read(go, &c, 1);
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
-		_exit(127); /* v8walk gave up (or died): never run the program */
+		_exit(EXIT_NOT_FOUND); /* v8walk gave up (or died): never run the program */
 	execvp(argv[0], argv);
 	int e = errno;
 	ssize_t w = write(err, &e, sizeof(e));
 	(void)w;
-	_exit(127);
+	_exit(EXIT_NOT_FOUND);
 }
 
 bool launch_prepare(struct launch *l, char *const argv[], struct strbuf *why)
@@ -106,7 +106,7 @@ int launch_failed(struct launch *l, int err)
 {
 	fprintf(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
 	launch_wait(l);
-	return err == ENOENT ? 127 : 126;
+	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
 int launch_wait(struct launch *l)
@@ -116,7 +116,7 @@ int launch_wait(struct launch *l)
 	do
 		r = waitpid(l->pid, &st, 0);
 	while (r < 0 && errno == EINTR);
-	return r == l->pid ? shell_exit_code(st) : 1;
+	return r == l->pid ? shell_exit_code(st) : EXIT_ERROR;
 }
 
 int shell_exit_code(int wait_status)
@@ -124,6 +124,6 @@ int shell_exit_code(int wait_status)
 	if (WIFEXITED(wait_status))
 		return WEXITSTATUS(wait_status);
 	if (WIFSIGNALED(wait_status))
-		return 128 + WTERMSIG(wait_status);
-	return 1;
+		return EXIT_SIGNAL_BASE + WTERMSIG(wait_status);
+	return EXIT_ERROR;
 }

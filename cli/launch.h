@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "../util/strbuf.h"
+#include "exit_codes.h"
 
 struct launch {
 	pid_t pid;

@@ -30,7 +30,7 @@ static enum stop wait_stop(pid_t pid, bool to_exec, int *code)
 		if (waitpid(pid, &st, __WALL) < 0) {
 			if (errno == EINTR)
 				continue;
-			*code = 1;
+			*code = EXIT_ERROR;
 			return EXITED;
 		}
 		if (!WIFSTOPPED(st)) {

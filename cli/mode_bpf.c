@@ -386,12 +386,12 @@ static int finish(struct bpf_run *r)
 		return rc;
 	report_never_node(r);
 	/* launch mode: the program's exit code (waited for if --duration ended sampling first) */
-	int code = 1;
+	int code = EXIT_ERROR;
 	if (r->launched.pid > 0)
 		code = launch_wait(&r->launched);
 	else {
 		struct bpf_proc *p = bpf_procs_find(&r->procs, -r->launched.pid);
-		code = p && p->exit_known ? shell_exit_code(p->exit_status) : 1;
+		code = p && p->exit_known ? shell_exit_code(p->exit_status) : EXIT_ERROR;
 	}
 	return rc ? rc : code;
 }
@@ -438,12 +438,13 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	r->o = o;
 	intern_init(&r->strings);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
-	bpf_procs_init(&r->procs, &r->strings, o);
+	struct target_opts to = target_opts_of(o);
+	bpf_procs_init(&r->procs, &r->strings, &to);
 	node_scan_init(&r->scan);
 	u64map_init(&r->tids, 0);
 	r->s_kernel_unknown = intern_str(&r->strings, "[unknown] (kernel)");
 	stop_signals_init(&r->stop, 0);
-	int code = 1;
+	int code = EXIT_ERROR;
 	if (!open_given_processes(r) || !start_sampler(r, ptrace_refusal))
 		goto out;
 	if (o->kernel && !(r->have_ksyms = kallsyms_load(&r->ksyms, "/proc/kallsyms")))

@@ -14,8 +14,6 @@
 #include "modes.h"
 #include "version_info.h"
 
-enum { EXIT_WITH_WARNINGS = 3 };
-
 struct core_walk {
 	struct core_target *ct;
 	struct stackwalk sw;
@@ -121,7 +119,7 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 		damaged += d.threads[d.nthreads - 1].damage[0] != 0;
 	}
 	process_dump_sort(&d);
-	int rc = 1;
+	int rc = EXIT_ERROR;
 	FILE *out = open_output(o);
 	if (out)
 		rc = close_output(o, out, o->json ? write_dump_json(&d, out) : write_dump_text(&d, out));
@@ -131,7 +129,7 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 		fprintf(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
 				"core (see \"damaged\" in the output)\n", damaged, d.nthreads);
 	if (rc == 0 && (d.nwarnings || damaged))
-		rc = EXIT_WITH_WARNINGS;
+		rc = EXIT_DAMAGED_INPUT;
 	process_dump_free(&d);
 	stackwalk_free(&w->sw);
 	intern_free(&w->strings);
@@ -159,7 +157,7 @@ int mode_core(const struct options *o)
 	if (o->version_info) {
 		if (ct.have_rt) {
 			print_version_info(stdout, &ct.rt, &ct.as);
-			rc = 0;
+			rc = EXIT_OK;
 		} else {
 			rc = fail_msg(ct.nwarnings ? ct.warnings[ct.nwarnings - 1] : "no V8 found in the core");
 		}

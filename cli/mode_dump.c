@@ -30,7 +30,7 @@ int mode_dump(const struct options *o)
 	struct sampler_opts so = {.rate_hz = 1, .stack_chunk = (size_t)o->stack_kb << 10, .stop_fd = -1};
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
-		return 1;
+		return EXIT_ERROR;
 	ss.sw.async_frames = true; /* a dump shows what Error.stack would: async callers too */
 	struct process_dump d;
 	process_dump_init(&d, &ss.strings);
@@ -42,8 +42,8 @@ int mode_dump(const struct options *o)
 	snprintf(d.runtime, sizeof(d.runtime), "%s", desc.s);
 	snprintf(d.source, sizeof(d.source), "live process");
 	sb_free(&desc);
-	int rc = 1;
-	if (session_attach(&ss, o)) {
+	int rc = EXIT_ERROR;
+	if (session_attach(&ss)) {
 		sampler_snapshot_all(&ss.s, THREAD_STOP_TIMEOUT_NS, collect, &d);
 		session_detach(&ss);
 		process_dump_sort(&d);

@@ -74,11 +74,11 @@ static int record_pid(const struct options *o)
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, add_sample, &prof)) {
 		stop_signals_close(&stop);
-		return 1;
+		return EXIT_ERROR;
 	}
 	profile_init(&prof, &ss.strings, line_mode_of(o));
-	int rc = 1;
-	int err = session_try_attach(&ss, o);
+	int rc = EXIT_ERROR;
+	int err = session_try_attach(&ss);
 	if (err == 0) {
 		rc = sample_and_write(o, &ss, &prof);
 	} else {
@@ -108,7 +108,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 {
 	struct node_scan ns;
 	node_scan_init(&ns);
-	int code = 0;
+	int code = EXIT_OK;
 	bool node = launch_trace_until_node(l->pid, &ns, &code);
 	node_scan_free(&ns);
 	if (!node) {
@@ -185,8 +185,9 @@ int mode_version_info(const struct options *o)
 	struct strbuf msg;
 	sb_init(&msg);
 	struct live_target tg;
-	int rc = 0;
-	if (live_target_open(&tg, o->pid, o, &msg))
+	int rc = EXIT_OK;
+	struct target_opts to = target_opts_of(o);
+	if (live_target_open(&tg, o->pid, &to, &msg))
 		print_version_info(stdout, &tg.rt, &tg.as);
 	else
 		rc = fail_msg(msg.s);

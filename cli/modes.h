@@ -1,11 +1,14 @@
-/* modes.h — what v8walk does, one function per mode; each returns the process exit code. */
+/* modes.h — what v8walk does, one function per mode; each returns the process exit code
+ * (exit_codes.h). */
 #ifndef V8WALK_MODES_H
 #define V8WALK_MODES_H
 
 #include <stdio.h>
 
+#include "exit_codes.h"
 #include "options.h"
 #include "profile.h"
+#include "target.h"
 
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);
@@ -14,19 +17,22 @@ int mode_record(const struct options *o);
 int mode_bpf(const struct options *o, const char *ptrace_refusal);
 int mode_dump(const struct options *o);
 /* --core FILE: every thread's stack from a core file (text or JSON), or --version-info for it.
- * Exits 0, 1 (nothing could be shown) or 3 (stacks shown, with warnings about the input). */
+ * Exits EXIT_OK, EXIT_ERROR (nothing could be shown) or EXIT_DAMAGED_INPUT (stacks shown, with
+ * warnings about the input). */
 int mode_core(const struct options *o);
 int mode_version_info(const struct options *o);
 
-/* Shared: a one-line error on stderr, exit code 1. */
+/* Shared: a one-line error on stderr, EXIT_ERROR. */
 int fail_msg(const char *msg);
 /* The file for -o (stdout when none); NULL after printing why it cannot be opened. */
 FILE *open_output(const struct options *o);
-/* Flush/close it; returns 0 or 1 (after printing why). */
+/* Flush/close it; returns EXIT_OK or EXIT_ERROR (after printing why). */
 int close_output(const struct options *o, FILE *out, int write_rc);
-/* Write the profile in the chosen format to -o or stdout; returns 0 or 1. */
+/* Write the profile in the chosen format to -o or stdout; returns EXIT_OK or EXIT_ERROR. */
 int write_profile(const struct options *o, const struct profile *p);
 /* How JS frames aggregate (--function, --nolineno). */
 enum line_mode line_mode_of(const struct options *o);
+/* How a live target is opened and walked (--force-v8-version, --full-names). */
+struct target_opts target_opts_of(const struct options *o);
 
 #endif

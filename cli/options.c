@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_codes.h"
 #include "version_string.h"
 
 static void usage(FILE *f)
@@ -63,7 +64,18 @@ static void usage(FILE *f)
 		"      --force-v8-version X.Y[.Z]  use the layout fallbacks of another V8 version\n"
 		"  -q, --quiet              no summary on stderr\n"
 		"  -h, --help               this help\n"
-		"  -V, --version            v8walk's version\n");
+		"  -V, --version            v8walk's version\n"
+		"\n"
+		"exit status:\n");
+	fprintf(f,
+		"  %-3d  done (--core: every stack read from intact input)\n"
+		"  %-3d  nothing could be done or shown; one line on stderr says why\n"
+		"  %-3d  the command line is wrong\n"
+		"  %-3d  --core: stacks printed, with warnings or damage in the input\n"
+		"  -- PROGRAM: the program's own exit status, as a shell gives it (%d: it\n"
+		"       cannot be run, %d: not found, %d+N: killed by signal N)\n",
+		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_CANNOT_RUN, EXIT_NOT_FOUND,
+		EXIT_SIGNAL_BASE);
 }
 
 static bool parse_double(const char *s, double *out)
@@ -77,38 +89,40 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
-/* Options that cannot go together, and the target that must be named. */
-static bool check_combinations(const struct options *o)
+const char *options_conflict(const struct options *o)
 {
-	const char *err = NULL;
 	int targets = (o->npids > 0) + o->all_node + (o->command != NULL) + (o->core != NULL);
 	bool several = o->npids > 1 || o->all_node;
-	if (o->json && o->mode != MODE_DUMP && o->mode != MODE_CORE)
-		err = "--json goes with --dump or --core";
-	else if (o->format_set && (o->mode == MODE_DUMP || o->mode == MODE_CORE))
-		err = "--text and --raw shape a sampled profile; --dump and --core print stacks as text, "
-		      "or JSON with --json";
-	else if (o->function_lines && o->no_lines)
-		err = "--function and --nolineno contradict each other";
-	else if (targets == 0)
-		err = "which process? give --pid PID, --core FILE, --all-node, or -- PROGRAM ARGS... "
-		      "(see v8walk --help)";
-	else if (targets > 1)
-		err = "give one of --pid, --all-node and -- PROGRAM, not several";
-	else if ((o->mode == MODE_DUMP || o->version_info) && (several || o->command))
-		err = o->mode == MODE_DUMP ? "--dump looks at one running process: give one --pid"
-					   : "--version-info looks at one running process: give one --pid";
-	else if (o->mode == MODE_DUMP && (o->sampler == SAMPLER_BPF || o->kernel))
-		err = "--dump stops each thread once with ptrace; it has no eBPF form";
-	else if (o->sampler == SAMPLER_PTRACE && several)
-		err = "ptrace mode samples one process; use --mode bpf (or auto) for several";
-	else if (o->sampler == SAMPLER_PTRACE && o->kernel)
-		err = "--kernel needs eBPF sampling (--mode bpf, or auto)";
-	else if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel))
-		err = "--idle needs ptrace mode: eBPF sampling sees only threads that run on a CPU";
-	if (err)
-		fprintf(stderr, "v8walk: %s\n", err);
-	return err == NULL;
+	bool one_shot = o->mode == MODE_DUMP || o->core;
+	if (o->core && (o->npids || o->all_node || o->command || o->mode == MODE_DUMP))
+		return "--core reads a core file: it goes without --pid and --dump (and without "
+		       "--all-node or a program)";
+	if (o->exe && !o->core)
+		return "--exe goes with --core";
+	if (o->json && !one_shot)
+		return "--json goes with --dump or --core";
+	if (o->format_set && one_shot)
+		return "--text and --raw shape a sampled profile; --dump and --core print stacks as text, "
+		       "or JSON with --json";
+	if (o->function_lines && o->no_lines)
+		return "--function and --nolineno contradict each other";
+	if (targets == 0)
+		return "which process? give --pid PID, --core FILE, --all-node, or -- PROGRAM ARGS... "
+		       "(see v8walk --help)";
+	if (targets > 1)
+		return "give one of --pid, --all-node and -- PROGRAM, not several";
+	if ((o->mode == MODE_DUMP || o->version_info) && (several || o->command))
+		return o->mode == MODE_DUMP ? "--dump looks at one running process: give one --pid"
+					    : "--version-info looks at one running process: give one --pid";
+	if (o->mode == MODE_DUMP && (o->sampler == SAMPLER_BPF || o->kernel))
+		return "--dump stops each thread once with ptrace; it has no eBPF form";
+	if (o->sampler == SAMPLER_PTRACE && several)
+		return "ptrace mode samples one process; use --mode bpf (or auto) for several";
+	if (o->sampler == SAMPLER_PTRACE && o->kernel)
+		return "--kernel needs eBPF sampling (--mode bpf, or auto)";
+	if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel))
+		return "--idle needs ptrace mode: eBPF sampling sees only threads that run on a CPU";
+	return NULL;
 }
 
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
@@ -146,7 +160,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
-	*exit_code = 2;
+	*exit_code = EXIT_USAGE;
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
@@ -233,8 +247,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		}
 		case 'q': o->quiet = true; break;
-		case 'h': usage(stdout); *exit_code = 0; return false;
-		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = 0; return false;
+		case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
+		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = EXIT_OK; return false;
 		case ':':
 			fprintf(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
 			return false;
@@ -256,16 +270,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		fprintf(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
 		return false;
 	}
-	if (o->core) {
-		if (o->npids || o->all_node || o->command || o->mode == MODE_DUMP) {
-			fprintf(stderr, "v8walk: --core reads a core file: it goes without --pid and --dump "
-					"(and without --all-node or a program)\n");
-			return false;
-		}
-		o->mode = MODE_CORE;
-	} else if (o->exe) {
-		fprintf(stderr, "v8walk: --exe goes with --core\n");
+	const char *conflict = options_conflict(o);
+	if (conflict) {
+		fprintf(stderr, "v8walk: %s\n", conflict);
 		return false;
 	}
-	return check_combinations(o);
+	if (o->core)
+		o->mode = MODE_CORE;
+	return true;
 }

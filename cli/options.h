@@ -48,7 +48,12 @@ struct options {
 	bool quiet;
 };
 
-/* Parse argv; on error prints a message and returns false with *exit_code set (0 for --help). */
+/* Options that cannot go together, and the target that must be named: NULL when `o` (as parsed,
+ * before --core sets MODE_CORE) is a valid combination, or the one-line reason it is not. */
+const char *options_conflict(const struct options *o);
+
+/* Parse argv; on error prints a message and returns false with *exit_code set (EXIT_USAGE, or
+ * EXIT_OK after --help and --version). */
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code);
 
 #endif

@@ -11,7 +11,7 @@
 int fail_msg(const char *msg)
 {
 	fprintf(stderr, "v8walk: %s\n", msg);
-	return 1;
+	return EXIT_ERROR;
 }
 
 FILE *open_output(const struct options *o)
@@ -35,16 +35,16 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 	}
 	if (rc) {
 		fprintf(stderr, "v8walk: writing the output failed: %s\n", strerror(errno));
-		return 1;
+		return EXIT_ERROR;
 	}
-	return 0;
+	return EXIT_OK;
 }
 
 int write_profile(const struct options *o, const struct profile *p)
 {
 	FILE *out = open_output(o);
 	if (!out)
-		return 1;
+		return EXIT_ERROR;
 	int w = o->format == OUT_FOLDED ? write_folded(p, out) : write_tree(p, o->min_percent, out);
 	return close_output(o, out, w);
 }
@@ -52,4 +52,10 @@ int write_profile(const struct options *o, const struct profile *p)
 enum line_mode line_mode_of(const struct options *o)
 {
 	return o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT;
+}
+
+struct target_opts target_opts_of(const struct options *o)
+{
+	return (struct target_opts){.force_version = o->have_force_version ? &o->force_version : NULL,
+				    .full_native_names = o->full_native_names};
 }

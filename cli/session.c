@@ -13,7 +13,8 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 		      struct strbuf *why)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (!live_target_open(&ss->tg, o->pid, o, why)) {
+	struct target_opts to = target_opts_of(o);
+	if (!live_target_open(&ss->tg, o->pid, &to, why)) {
 		live_target_close(&ss->tg);
 		return false;
 	}
@@ -23,7 +24,7 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 		return false;
 	}
 	intern_init(&ss->strings);
-	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, o->full_native_names);
+	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, to.full_native_names);
 	perfmap_init(&ss->perfmap, o->pid, &ss->strings);
 	ss->sw.perfmap = &ss->perfmap;
 	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
@@ -43,20 +44,20 @@ bool session_open(struct live_session *ss, const struct options *o, const struct
 	return ok;
 }
 
-int session_try_attach(struct live_session *ss, const struct options *o)
+int session_try_attach(struct live_session *ss)
 {
-	int err = tracer_attach(&ss->tr, o->pid, sampler_on_stop, &ss->s);
+	int err = tracer_attach(&ss->tr, ss->tg.pid, sampler_on_stop, &ss->s);
 	ss->attached = err == 0;
 	return err;
 }
 
-bool session_attach(struct live_session *ss, const struct options *o)
+bool session_attach(struct live_session *ss)
 {
-	int err = session_try_attach(ss, o);
+	int err = session_try_attach(ss);
 	if (err) {
 		struct strbuf msg;
 		sb_init(&msg);
-		diagnose_access(o->pid, -err, &msg);
+		diagnose_access(ss->tg.pid, -err, &msg);
 		fail_msg(msg.s);
 		sb_free(&msg);
 		return false;

@@ -28,9 +28,9 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
 		  sample_sink_fn sink, void *sink_ctx);
 /* Seize every thread; prints why not and returns false. */
-bool session_attach(struct live_session *ss, const struct options *o);
+bool session_attach(struct live_session *ss);
 /* Seize every thread; returns 0 or -errno without printing (the caller may fall back). */
-int session_try_attach(struct live_session *ss, const struct options *o);
+int session_try_attach(struct live_session *ss);
 /* Launch mode: the target is a child already seized and held at its execve (see tracer_adopt). */
 void session_adopt(struct live_session *ss);
 /* Detach from every thread now (the target runs free while we write output). */

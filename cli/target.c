@@ -6,7 +6,8 @@
 
 #include "diagnose.h"
 
-bool live_target_open(struct live_target *t, pid_t pid, const struct options *o, struct strbuf *msg)
+bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts *to,
+		      struct strbuf *msg)
 {
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -25,8 +26,7 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct options *o,
 	}
 	struct strbuf why;
 	sb_init(&why);
-	enum v8_open_status st =
-	    v8_runtime_open(&t->rt, &t->as, o->have_force_version ? &o->force_version : NULL, &why);
+	enum v8_open_status st = v8_runtime_open(&t->rt, &t->as, to->force_version, &why);
 	if (st != V8_OK) {
 		if (st == V8_NOT_NODE) {
 			sb_printf(msg, "process %d (%s) is not a Node.js process: %s", (int)pid, t->comm, why.s);

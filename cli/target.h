@@ -9,7 +9,6 @@
 #include "../symtab/addrspace.h"
 #include "../util/strbuf.h"
 #include "../v8/runtime.h"
-#include "options.h"
 
 struct live_target {
 	pid_t pid;
@@ -19,8 +18,15 @@ struct live_target {
 	bool have_rt;
 };
 
+/* What opening and walking a live target takes from the command line. */
+struct target_opts {
+	const struct v8_version *force_version; /* --force-v8-version, or NULL: the target's own */
+	bool full_native_names;                 /* --full-names: C++ parameter lists */
+};
+
 /* Returns false with a one-line reason in *msg (the target is not touched on failure). */
-bool live_target_open(struct live_target *t, pid_t pid, const struct options *o, struct strbuf *msg);
+bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts *to,
+		      struct strbuf *msg);
 void live_target_close(struct live_target *t);
 
 #endif

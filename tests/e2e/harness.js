@@ -199,6 +199,32 @@ function tracerPid(pid) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// Is pid's main thread traced by tracer? (Threads the target starts later run untraced until the
+// sampler's next scan finds them, so the main thread is the one that proves the attach.)
+function tracedBy(pid, tracer) {
+  try { return tracerPid(pid) === tracer; } catch { return false; }
+}
+
+// Does process pid hold a loaded eBPF program and perf events (the eBPF sampler is running)?
+function holdsBpfSampler(pid) {
+  let fds;
+  try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { return false; }
+  const links = fds.map((fd) => { try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ''; } });
+  return links.includes('anon_inode:bpf-prog') && links.includes('anon_inode:[perf_event]');
+}
+
+// Has the v8walk process `tracer` attached to `pid` in this pass's mode: ptrace, the target's
+// main thread traced by it; eBPF, its program loaded and its perf events open.
+function attached(pid, tracer) {
+  return MODE === 'bpf' ? holdsBpfSampler(tracer) : tracedBy(pid, tracer);
+}
+
+// Poll cond every 10 ms until it holds (true) or timeoutMs passes (false).
+async function waitFor(cond, timeoutMs) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(10)) if (cond()) return true;
+  return cond();
+}
+
 // Does the chain [a, b, c] (names, root → leaf) occur contiguously among JS frames?
 function hasChain(frames, chain) {
   const js = frames.map(parseJsFrame).filter(Boolean);
@@ -212,5 +238,5 @@ function hasChain(frames, chain) {
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, nodeVersion, startFixture,
   startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks,
-  tracerPid, sleep, hasChain,
+  tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };

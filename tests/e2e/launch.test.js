@@ -80,7 +80,8 @@ test('launch: --duration ends sampling; v8walk then waits for the program and pa
 test('launch: v8walk killed: the program runs on, neither stopped nor traced', async (t) => {
   const fx = await h.launchFixture('launched.js', { v8walkArgs: ['--raw', '-o', outFile()] });
   t.after(() => fx.stop());
-  await h.sleep(800);
+  assert.ok(await h.waitFor(() => h.attached(fx.pid, fx.v8walk.pid), 10000), `v8walk (${h.MODE}) attached to ${fx.pid}`);
+  await h.sleep(500);
   fx.v8walk.kill('SIGKILL');
   await fx.exited;
   for (let i = 0; i < 50 && h.tracerPid(fx.pid) !== 0; i++) await h.sleep(20);

@@ -1,7 +1,8 @@
 // matrix-reporter.js — a node:test reporter that records each test's outcome for the version
 // matrix (scripts/support-table.js turns the records into the README's support table). Writes
-// one JSON object: {label, node, results: {test name: "pass" | "fail"}}. In the suite's eBPF pass
-// (V8WALK_MODE=bpf) every test name is recorded as "[bpf] name".
+// one JSON object: {label, node, results: {test name: "pass" | "fail" | "skip"}} ("skip": the
+// test skipped itself, e.g. a tier this node lacks). In the suite's eBPF pass (V8WALK_MODE=bpf)
+// every test name is recorded as "[bpf] name".
 'use strict';
 const fs = require('node:fs');
 
@@ -11,10 +12,11 @@ module.exports = async function* matrixReporter(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     if (event.data.details && event.data.details.type === 'suite') continue;
-    if (event.data.skip || event.data.todo) continue;
+    if (event.data.todo) continue;
     const name = event.data.name.startsWith(pass) ? event.data.name : pass + event.data.name;
     const prev = results[name];
-    results[name] = prev === 'fail' || event.type === 'test:fail' ? 'fail' : 'pass';
+    const now = event.type === 'test:fail' ? 'fail' : event.data.skip ? 'skip' : 'pass';
+    results[name] = prev === 'fail' || now === 'fail' ? 'fail' : prev === 'pass' || now === 'pass' ? 'pass' : 'skip';
   }
   const out = process.env.MATRIX_RESULT;
   if (out) {

@@ -121,6 +121,32 @@ async function dumpHeld(fx, wantSpin) {
   throw new Error('the fixture never held at holdHere/spinHere');
 }
 
+// The function whose tier is each scenario's in fixtures/positions.js: the one it enters through,
+// or for async, the function running when it holds (asyncOuter is only an async caller then).
+const ENTRY = {
+  chain: 'chainTop', method: 'methodEntry', getter: 'getterEntry', literal: 'literalEntry',
+  closure: 'closureEntry', map: 'mapEntry', internal: 'internalEntry', eval: 'evalEntry',
+  'function-ctor': 'ctorEntry', async: 'asyncInner', unicode: 'вычислить', inline: 'inlineTop',
+  big: 'bigCaller', osr: 'osrLoop', loop: 'loopEntry', spin: 'spinEntry',
+};
+
+// Did the scenario run in the tier this configuration is about (and the OSR scenario of an
+// optimizing configuration in OSR code)? A message when not, or when the entry function is not
+// among the frames both runs agree on, so the check cannot pass by finding nothing to check.
+function checkTier(cfg, msg, rows) {
+  const osr = msg.scenario === 'osr';
+  const want = osr ? (cfg.tier === 'turbofan' || cfg.tier === 'maglev') && /^(turbofan|maglev)$/ : cfg.expect;
+  if (!want) return null;
+  const name = ENTRY[msg.scenario];
+  if (!name) return `${msg.scenario}: no entry function known for this scenario (add it to ENTRY)`;
+  const entry = rows.find((r) => r.ours && r.truth && r.ours.name === r.truth.name &&
+    r.ours.name.replace(/^Object\./, '') === name);
+  if (!entry) return `${msg.scenario}: its entry function ${name} is not among the frames matching the process's own stack`;
+  if (osr ? !want.test(entry.tier) : entry.tier !== want)
+    return `${msg.scenario}: ${entry.ours.name} runs ${entry.tier}, not ${osr ? 'OSR code' : want} (V8 status ${msg.status})`;
+  return null;
+}
+
 function formatRows(rows) {
   const fmt = (x) => (x ? `${x.name} (${x.file}:${x.line}:${x.col})` : '-');
   const tag = (r) => (!r.diff.length ? 'ok  ' : `${r.known ? 'KNOWN ' + r.known : 'DIFF'} ${r.diff.join(',')}`);
@@ -169,15 +195,8 @@ for (const cfg of CONFIGS) {
         exact += rows.filter((r) => !r.diff.length).length;
         for (const r of rows) if (r.known) known[r.known] = (known[r.known] || 0) + 1;
         if (rows.some((r) => r.diff.length && !r.known)) failures.push(`${msg.scenario}:\n${formatRows(rows)}`);
-        // the scenario ran in the tier this configuration is about
-        const entry = rows.find((r) => r.ours && r.truth && r.ours.name === r.truth.name &&
-          /^(chainTop|methodEntry|getterEntry|literalEntry|closureEntry|mapEntry|internalEntry|evalEntry|ctorEntry|asyncOuter|вычислить|inlineTop|bigCaller|osrLoop|loopEntry|spinEntry)$/.test(r.ours.name.replace(/^Object\./, '')));
-        if (cfg.expect && entry && msg.scenario !== 'osr' && entry.tier !== cfg.expect)
-          failures.push(`${msg.scenario}: ${entry.ours.name} runs ${entry.tier}, not ${cfg.expect} (V8 status ${msg.status})\n${formatRows(rows)}`);
-        // the hot loop was compiled on-stack by an optimizing tier and is decoded as such
-        if (msg.scenario === 'osr' && (cfg.tier === 'turbofan' || cfg.tier === 'maglev') && entry &&
-            !/^(turbofan|maglev)$/.test(entry.tier))
-          failures.push(`osr: osrLoop runs ${entry.tier}, not OSR code\n${formatRows(rows)}`);
+        const tierFailure = checkTier(cfg, msg, rows);
+        if (tierFailure) failures.push(`${tierFailure}\n${formatRows(rows)}`);
       }
     }
     const knownText = Object.entries(known).map(([k, n]) => `${n} ${k}`).join(', ');

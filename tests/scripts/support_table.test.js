@@ -1,0 +1,50 @@
+// support_table.test.js — the README's support table cannot lose a test silently: every test that
+// tests/e2e/capabilities.js names exists in the end-to-end suite (listed without running it, in
+// both passes), and scripts/support-table.js refuses results that lack a named test.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..', '..');
+const capabilities = require(path.join(root, 'tests', 'e2e', 'capabilities.js'));
+const { missingTests, cell } = require(path.join(root, 'scripts', 'support-table.js'));
+
+// The names of every test of the suite in one pass, as the matrix reporter records them, from a
+// run whose name pattern matches nothing (each test is declared and skipped, none runs).
+function suiteNames(mode) {
+  // a run of its own, not a child of this test runner
+  const { NODE_TEST_CONTEXT, ...env } = process.env; // eslint-disable-line no-unused-vars
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-names-'));
+  try {
+    const out = path.join(dir, 'names.json');
+    const e2e = path.join(root, 'tests', 'e2e');
+    const files = fs.readdirSync(e2e).filter((f) => f.endsWith('.test.js')).map((f) => path.join(e2e, f));
+    const r = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-name-pattern=^$.',
+      `--test-reporter=${path.join(e2e, 'matrix-reporter.js')}`, '--test-reporter-destination=/dev/null', ...files],
+    { cwd: root, encoding: 'utf8', env: { ...env, V8WALK_MODE: mode, MATRIX_RESULT: out, MATRIX_LABEL: mode } });
+    assert.strictEqual(r.status, 0, r.stderr);
+    return JSON.parse(fs.readFileSync(out, 'utf8')).results;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('every test capabilities.js names exists in the end-to-end suite', () => {
+  const results = { ...suiteNames('ptrace'), ...suiteNames('bpf') };
+  assert.ok(Object.keys(results).length > 50, `the suite was listed: ${Object.keys(results).length} names`);
+  assert.deepStrictEqual(missingTests([{ label: 'suite', results }], capabilities), []);
+});
+
+test('support-table refuses results that lack a named test, and counts skips apart', () => {
+  const caps = [{ column: 'c', tests: ['a', 'b'] }, { column: 'p', pass: '[bpf] ', tests: ['[bpf] x'] }];
+  const renamed = { label: 'L', results: { a: 'pass', 'b (renamed)': 'pass', '[bpf] x': 'pass' } };
+  assert.deepStrictEqual(missingTests([renamed], caps), ['L: c: b']);
+  const full = { label: 'L', results: { a: 'pass', b: 'skip', '[bpf] x': 'pass', '[bpf] y': 'fail' } };
+  assert.deepStrictEqual(missingTests([full], caps), []);
+  assert.strictEqual(cell(full, caps[0]), '✓ (1 test, 1 not applicable)');
+  assert.strictEqual(cell(full, caps[1]), '✗ (1/2 failing)');
+});
