@@ -25,16 +25,20 @@ h.modeTest('bpf', 'several --pid: each process is its own root, each with its JS
   t.after(() => a.stop());
   const b = await h.startFixture('chain.js');
   t.after(() => b.stop());
+  const ticks = [h.cpuTicks(a.pid), h.cpuTicks(b.pid)];
   const r = await h.runV8walk(['--pid', String(a.pid), '--pid', String(b.pid), '--raw', '--function', '--duration', '3']);
   assert.strictEqual(r.code, 0, r.stderr);
+  const cpu = [(h.cpuTicks(a.pid) - ticks[0]) / 100, (h.cpuTicks(b.pid) - ticks[1]) / 100];
   const stacks = h.parseFolded(r.stdout);
   // the root is "name (pid)": node's own name, or the name node gives its main thread (Node 24+)
   const roots = new Set(stacks.map((s) => Number(/\((\d+)\)$/.exec(s.frames[0])[1])));
   assert.deepStrictEqual([...roots].sort(), [a.pid, b.pid].sort(), 'one root per process');
-  for (const fx of [a, b]) {
+  [a, b].forEach((fx, i) => {
+    // chain.js spends most of its time in the chain; a loaded machine gives it less CPU
     const n = chainSamples(stacks, fx.pid, fx.ready);
-    assert.ok(n >= 40, `process ${fx.pid}: ${n} samples in outer → middle → leaf`);
-  }
+    const want = Math.min(40, h.samplesFloor(cpu[i]));
+    assert.ok(n >= want, `process ${fx.pid}: ${n} samples in outer → middle → leaf for ${cpu[i]} s of CPU (want ${want})`);
+  });
   assert.match(r.stderr, /2 processes/);
   assert.ok(await a.ping() && await b.ping(), 'both answer');
 });
@@ -130,8 +134,10 @@ h.modeTest('bpf', 'without privileges: one line naming what eBPF needs', { skip:
 h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, never padded with invented frames', async (t) => {
   const fx = await h.startFixture('deep.js');
   t.after(() => fx.stop());
+  const ticks = h.cpuTicks(fx.pid);
   const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--function', '--duration', '2']);
   assert.strictEqual(r.code, 0, r.stderr);
+  const cpuSeconds = (h.cpuTicks(fx.pid) - ticks) / 100;
   const { file, lines } = fx.ready;
   let recursing = 0, cut = 0, cutElsewhere = 0;
   for (const s of h.parseFolded(r.stdout)) {
@@ -162,7 +168,8 @@ h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, nev
         `only the recursion below the cut, not ${f}`);
     }
   }
-  assert.ok(recursing >= 50, `${recursing} samples in the recursion`);
+  const want = Math.min(50, h.samplesFloor(cpuSeconds));
+  assert.ok(recursing >= want, `${recursing} samples in the recursion for ${cpuSeconds} s of CPU (want ${want})`);
   assert.ok(cut >= recursing * 0.8, `${cut}/${recursing} cut inside the recursion`);
   assert.ok(cutElsewhere <= recursing * 0.05, `${cutElsewhere}/${recursing} cut elsewhere`);
   assert.match(r.stderr, /deeper than one eBPF sample holds/);

@@ -170,6 +170,13 @@ function parseJsFrame(f) {
   return n ? { name: n[1], file: '', line: 0, tag: n[2] } : null;
 }
 
+// How many on-CPU samples a run at RATE Hz must at least produce for a target that got
+// CPU_SECONDS of CPU meanwhile (half of what a perfect sampler takes, and never fewer than
+// `floor`): on a loaded machine a target gets less CPU, and an on-CPU profiler fewer samples.
+function samplesFloor(cpuSeconds, { rate = 99, floor = 10 } = {}) {
+  return Math.max(floor, Math.floor(0.5 * rate * cpuSeconds));
+}
+
 // Scheduling state of a process from /proc ("R", "S", "t", …).
 function procState(pid) {
   try {
@@ -237,6 +244,6 @@ function hasChain(frames, chain) {
 
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, nodeVersion, startFixture,
-  startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks,
+  startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };
