@@ -30,6 +30,10 @@ struct frame {
 	uint32_t file;       /* interned script name (JS) or module basename (native); 0 = none */
 	int32_t line, col;   /* 1-based position shown (0 = unknown) */
 	int32_t def_line;    /* 1-based definition line of a JS function (0 = unknown) */
+	int32_t def_col;     /* 1-based definition column: with file and def_line, the function's
+			      * identity (minified code puts many functions on one line) */
+	uint32_t fn_name;    /* JS: the function's own name (interned), whatever the receiver:
+			      * `measure` where the call-site name is `Widget.measure` */
 	uint64_t pc;
 	uint64_t module_off; /* FK_UNKNOWN / FK_NATIVE: offset in the module file */
 };

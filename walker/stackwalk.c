@@ -84,6 +84,8 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 	f->name = callsite_name(&sw->callsites, h, cs);
 	f->file = callsite_file(&sw->callsites, h, fn);
 	f->def_line = fn->def_line;
+	f->def_col = fn->def_col;
+	f->fn_name = fn->name_id;
 	/* the function cache validated the SharedFunctionInfo, whose script field is unchanged */
 	struct v8_script *s = NULL;
 	if (fn->has_script && !(s = script_cached(&sw->scripts, fn->script)))
