@@ -4,10 +4,13 @@
 // end. On request it reports the same figures so far:
 //   SIGUSR2                      → one {"status": true, …} line
 //   stdin "ping K" (only when WORKLOAD_CONTROL=1, as the benchmarks run it) → {"pong": K, …}
-//   stdin "exit" / EOF (WORKLOAD_CONTROL=1) and SIGTERM/SIGINT → the final line, then exit 0
+//   stdin "exit" / EOF (WORKLOAD_CONTROL=1) and SIGTERM/SIGINT → the final line (with the timeline
+//                                  and gap list under WORKLOAD_CONTROL=1), then exit 0
 // Every report carries `iterations` (units completed), `work` (a finer count of progress: ticks and
 // steps, see below), `cpuUs` (the process's CPU time), `timeline` — [CLOCK_MONOTONIC ns, work] points
-// recorded since the previous report (in pongs only), at least every STEP_POINT of work and at every unit's end, so
+// recorded since the previous report (in pongs and the final line under control only, with
+// `gapList`: [ns at its end, µs] per gap), every TICK_POINT ticks (at most one per POINT_MIN_NS), at
+// every step and at every unit's end, so
 // a benchmark computes the throughput of any window of its own clock even when a unit lasts seconds
 // and requests are answered only between units — and `gaps`: the gaps seen by tick(), a probe a
 // workload calls from its hot loop. A gap is the time between two ticks of the same unit longer than
@@ -20,14 +23,15 @@
 const GAP_MIN_NS = 20000n; // 20 µs: far above a hot loop's tick spacing, below any ptrace stop
 const GAP_KEEP = 200000;   // gaps kept per window (bounded memory on a long window)
 const TICK_POINT = 4096;   // ticks between timeline points
-const TIMELINE_KEEP = 100000;
+const POINT_MIN_NS = 2e6;  // and at most one tick point per 2 ms
+const TIMELINE_KEEP = 400000;
 
-function gapWindow() { return { gaps: [], ticks: 0, dropped: 0 }; }
+function gapWindow() { return { gaps: [], ends: [], ticks: 0, dropped: 0 }; }
 
 function gapSummary(w) {
-  const v = w.gaps.slice().sort((a, b) => a - b);
-  const at = (q) => (v.length ? v[Math.min(v.length - 1, Math.floor(q * v.length))] : 0);
-  return { count: v.length + w.dropped, ticks: w.ticks, p50Us: at(0.5), p99Us: at(0.99), maxUs: v.length ? v[v.length - 1] : 0 };
+  const v = Float64Array.from(w.gaps).sort();
+  const at = (q) => (v.length ? +v[Math.min(v.length - 1, Math.floor(q * v.length))].toFixed(1) : 0);
+  return { count: v.length + w.dropped, ticks: w.ticks, p50Us: at(0.5), p99Us: at(0.99), maxUs: at(1) };
 }
 
 function secondsWanted() {
@@ -47,27 +51,31 @@ function run(spec) {
   const state = { iterations: 0, work: 0, sincePoint: 0, startNs: 0n, window: gapWindow(), prevTick: 0n, stopping: false, timeline: [] };
   const point = () => {
     state.sincePoint = 0;
-    if (state.timeline.length < TIMELINE_KEEP) state.timeline.push([String(process.hrtime.bigint()), state.work]);
+    const t = Number(process.hrtime.bigint()); // exact below 2^53 ns (104 days of uptime)
+    if (state.timeline.length < TIMELINE_KEEP) state.timeline.push([t, state.work]);
+    return t;
   };
+  let lastTickPoint = 0;
 
   const report = (extra, withTimeline) => {
     const now = process.hrtime.bigint();
     const c = process.cpuUsage();
     const elapsed = state.startNs ? Number(now - state.startNs) / 1e9 : 0;
     const gaps = gapSummary(state.window);
+    const gapList = state.window.gaps.map((us, i) => [state.window.ends[i], +us.toFixed(1)]);
     state.window = gapWindow();
     const timeline = state.timeline;
     state.timeline = [];
     return JSON.stringify({
       ...extra, workload: spec.name, unit: spec.unit, iterations: state.iterations,
       seconds: +elapsed.toFixed(3), perSecond: elapsed ? +(state.iterations / elapsed).toFixed(3) : 0,
-      work: state.work, nowNs: String(now), cpuUs: c.user + c.system, pid: process.pid, gaps, ...(withTimeline ? { timeline } : {}),
+      work: state.work, nowNs: String(now), cpuUs: c.user + c.system, pid: process.pid, gaps, ...(withTimeline ? { timeline, gapList } : {}),
     }) + '\n';
   };
   const finish = () => {
     if (state.stopping) return;
     state.stopping = true;
-    process.stdout.write(report({ done: true }), () => process.exit(0));
+    process.stdout.write(report({ done: true }, process.env.WORKLOAD_CONTROL === '1'), () => process.exit(0));
   };
 
   const tick = () => {
@@ -76,10 +84,18 @@ function run(spec) {
     state.prevTick = t;
     state.window.ticks++;
     state.work++;
-    if (++state.sincePoint >= TICK_POINT) point();
+    if (++state.sincePoint >= TICK_POINT) {
+      state.sincePoint = 0;
+      const now = Number(t);
+      if (now - lastTickPoint >= POINT_MIN_NS) lastTickPoint = point();
+    }
     if (d > GAP_MIN_NS) {
-      if (state.window.gaps.length < GAP_KEEP) state.window.gaps.push(Number(d / 1000n));
-      else state.window.dropped++;
+      if (state.window.gaps.length < GAP_KEEP) {
+        state.window.gaps.push(Number(d) / 1000);
+        state.window.ends.push(Number(t));
+      } else {
+        state.window.dropped++;
+      }
     }
   };
   const step = (n = 1) => { state.work += n; point(); };
