@@ -23,7 +23,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { WORKLOADS } = require('./real/workloads');
+const { chosen } = require('./real/workloads');
+const { run } = require('./real/lib/run');
 const { compareProfiles, v8Shares, v8walkShares } = require('./oracle_compare');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -37,27 +38,8 @@ const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filte
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
-function chosenWorkloads() {
-  const i = process.argv.indexOf('--workloads');
-  if (i >= 0) {
-    const names = (process.argv[i + 1] || '').split(',');
-    for (const n of names) if (!WORKLOADS.some((w) => w.name === n)) throw new Error(`no workload '${n}'`);
-    return WORKLOADS.filter((w) => names.includes(w.name));
-  }
-  return QUICK ? WORKLOADS.filter((w) => w.quick) : WORKLOADS;
-}
 
-function run(cmd, args) {
-  return new Promise((resolve) => {
-    const c = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    c.stdout.on('data', (d) => { out += d; });
-    c.stderr.on('data', (d) => { err += d; });
-    c.on('close', (code, signal) => resolve({ code, signal, out, err, endUs: nowUs() }));
-  });
-}
 
 // One workload under --cpu-prof, sampled by v8walk in one window per configuration.
 async function oracleRun(w, configs, dir) {
@@ -83,7 +65,8 @@ async function oracleRun(w, configs, dir) {
     if (r.code !== 0) throw new Error(`v8walk ${c.tool} ${c.hz} Hz exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
     const m = /(\d+) samples in ([\d.]+) s/.exec(r.err);
     if (!m) throw new Error(`no v8walk summary in: ${r.err.trim()}`);
-    windows.push({ ...c, folded, startUs: r.endUs - Number(m[2]) * 1e6, endUs: r.endUs, summary: r.err.trim().split('\n').pop() });
+    const endUs = Number(r.endNs / 1000n);
+    windows.push({ ...c, folded, startUs: endUs - Number(m[2]) * 1e6, endUs, summary: r.err.trim().split('\n').pop() });
     await sleep(1000);
   }
   await loadDone;
@@ -98,7 +81,7 @@ async function oracleRun(w, configs, dir) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 async function main() {
-  const chosen = chosenWorkloads();
+  const workloads = chosen(process.argv);
   const configs = [];
   for (const tool of SAMPLERS) for (const hz of RATES) configs.push({ tool, hz });
   const version = execFileSync(NODE, ['--version']).toString().trim();
@@ -106,7 +89,7 @@ async function main() {
     `(${configs.map((c) => `${c.tool} ${c.hz} Hz`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
   const results = [];
-  for (const w of chosen) {
+  for (const w of workloads) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
     try {
       const r = await oracleRun(w, configs, dir);

@@ -24,7 +24,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const readline = require('node:readline');
-const { WORKLOADS } = require('./real/workloads');
+const { chosen } = require('./real/workloads');
+const { run } = require('./real/lib/run');
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
@@ -46,15 +47,6 @@ const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length 
 const quantile = (v, q) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN; };
 const mean = (v) => (v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN);
 
-function chosenWorkloads() {
-  const i = process.argv.indexOf('--workloads');
-  if (i >= 0) {
-    const names = (process.argv[i + 1] || '').split(',');
-    for (const n of names) if (!WORKLOADS.some((w) => w.name === n)) throw new Error(`no workload '${n}'`);
-    return WORKLOADS.filter((w) => names.includes(w.name));
-  }
-  return QUICK ? WORKLOADS.filter((w) => w.quick) : WORKLOADS;
-}
 
 // CPU seconds (user + system) of a process, from /proc/PID/stat.
 function cpuSeconds(pid) {
@@ -63,15 +55,6 @@ function cpuSeconds(pid) {
   return (Number(f[11]) + Number(f[12])) / CLK_TCK;
 }
 
-function run(cmd, args) {
-  return new Promise((resolve) => {
-    const c = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    c.stdout.on('data', (d) => { out += d; });
-    c.stderr.on('data', (d) => { err += d; });
-    c.on('close', (code, signal) => resolve({ code, signal, out, err }));
-  });
-}
 
 // A loop workload under the control protocol: its progress timeline and gaps, accumulated from its
 // replies (answered between units, which may last seconds: nothing waits for them until the end).
@@ -296,13 +279,13 @@ function printTable(result, rows) {
 }
 
 async function main() {
-  const chosen = chosenWorkloads();
+  const workloads = chosen(process.argv);
   const version = execFileSync(NODE, ['--version']).toString().trim();
-  console.log(`real-program sample cost: node ${version}, ${chosen.map((w) => w.name).join(', ')}; ${ROUNDS} round(s) of ` +
+  console.log(`real-program sample cost: node ${version}, ${workloads.map((w) => w.name).join(', ')}; ${ROUNDS} round(s) of ` +
     `${schedule(0).length} phases of ${PHASE_S} s (measured from ${SETTLE_S} s after the profiler starts), ` +
     `${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   const results = [];
-  for (const w of chosen) {
+  for (const w of workloads) {
     const result = await measureWorkload(w);
     result.rows = summarise(result);
     printTable(result, result.rows);

@@ -18,10 +18,21 @@ const WORKLOADS = [
   { name: 'express', file: 'express-server.js', kind: 'server', quick: true, covers: 'a server under loopback load (autocannon)' },
 ].map((w) => ({ ...w, script: path.join(dir, w.file) }));
 
+// The workloads a benchmark runs: `--workloads a,b` in ARGV, else the quick set under --quick, else all.
+function chosen(argv) {
+  const i = argv.indexOf('--workloads');
+  if (i >= 0) {
+    const names = (argv[i + 1] || '').split(',');
+    for (const n of names) byName(n);
+    return WORKLOADS.filter((w) => names.includes(w.name));
+  }
+  return argv.includes('--quick') ? WORKLOADS.filter((w) => w.quick) : WORKLOADS;
+}
+
 function byName(name) {
   const w = WORKLOADS.find((x) => x.name === name);
   if (!w) throw new Error(`no workload '${name}' (have: ${WORKLOADS.map((x) => x.name).join(', ')})`);
   return w;
 }
 
-module.exports = { WORKLOADS, byName };
+module.exports = { WORKLOADS, byName, chosen };

@@ -104,20 +104,13 @@ function run(spec) {
   process.on('SIGTERM', finish);
   process.on('SIGINT', finish);
   if (process.env.WORKLOAD_CONTROL === '1') {
-    let buf = '';
-    process.stdin.setEncoding('utf8');
-    process.stdin.on('data', (d) => {
-      buf += d;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        const m = /^ping (\d+)/.exec(line);
-        if (m) process.stdout.write(report({ pong: +m[1] }, true));
-        if (line === 'exit') finish();
-      }
+    const commands = require('node:readline').createInterface({ input: process.stdin });
+    commands.on('line', (line) => {
+      const ping = /^ping (\d+)/.exec(line);
+      if (ping) process.stdout.write(report({ pong: +ping[1] }, true));
+      else if (line === 'exit') finish();
     });
-    process.stdin.on('end', finish);
+    commands.on('close', finish);
   }
 
   const loop = async () => {
