@@ -131,6 +131,7 @@ function parseSummary(tool, stderr) {
 async function phase(target, config) {
   const seconds = PHASE_S;
   let prof = null, profOut = null;
+  const t0 = Number(nowNs());
   if (config.tool !== 'none') {
     const [cmd, args] = profilerArgs(config, target.pid, seconds);
     profOut = run(cmd, args);
@@ -143,7 +144,7 @@ async function phase(target, config) {
   const we = Number(nowNs()), cpuB = cpuSeconds(target.pid);
   if (profOut) prof = await profOut;
   else await sleep(200);
-  const m = { config: config.name, tool: config.tool, hz: config.hz, ws, we, windowS: (we - ws) / 1e9 };
+  const m = { config: config.name, tool: config.tool, hz: config.hz, t0, ws, we, windowS: (we - ws) / 1e9 };
   m.targetCpuS = cpuB - cpuA;
   m.targetCpuShare = m.targetCpuS / m.windowS;
   m.load1 = os.loadavg()[0];
@@ -167,6 +168,8 @@ function loopFigures(target, m) {
   m.perCpu = (m.rate * m.windowS) / Math.max(m.targetCpuS, 0.01);
   const g = target.gapsIn(m.ws, m.we);
   m.gaps = { perSecond: g.length / m.windowS, p50Us: median(g), p99Us: quantile(g, 0.99), maxUs: g.length ? Math.max(...g) : 0 };
+  const attach = target.gapsIn(m.t0, m.ws); // the first samples after attaching, outside the window
+  m.gaps.attachMaxUs = attach.length ? Math.max(...attach) : 0;
 }
 
 function schedule(round) {
@@ -214,7 +217,8 @@ function summarise(result) {
   const configs = [...new Set(result.phases.filter((p) => p.tool !== 'none').map((p) => p.config))];
   const unprof = {
     config: 'unprofiled', rate: mean(base.map((p) => p.rate)), targetCpu: mean(base.map((p) => p.targetCpuShare)),
-    gaps: base[0].gaps ? { perSecond: mean(base.map((p) => p.gaps.perSecond)), p99Us: mean(base.map((p) => p.gaps.p99Us)), maxUs: Math.max(...base.map((p) => p.gaps.maxUs)) } : undefined,
+    gaps: base[0].gaps ? { perSecond: mean(base.map((p) => p.gaps.perSecond)), p99Us: mean(base.map((p) => p.gaps.p99Us)), maxUs: Math.max(...base.map((p) => p.gaps.maxUs)),
+      attachMaxUs: Math.max(...base.map((p) => p.gaps.attachMaxUs)) } : undefined,
     p50Ms: base[0].server ? mean(base.map((p) => p.server.p50Ms)) : undefined, p99Ms: base[0].server ? mean(base.map((p) => p.server.p99Ms)) : undefined,
   };
   rows.push(unprof);
@@ -230,7 +234,10 @@ function summarise(result) {
       throughputRange: [Math.min(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate)))), Math.max(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate))))],
       targetCpu: mean(ph.map((p) => p.targetCpuShare)), perCpuRatio: ratio((p) => p.perCpu),
     };
-    if (ph[0].gaps) row.gaps = { perSecond: mean(ph.map((p) => p.gaps.perSecond)), p50Us: median(ph.map((p) => p.gaps.p50Us)), p99Us: mean(ph.map((p) => p.gaps.p99Us)), maxUs: Math.max(...ph.map((p) => p.gaps.maxUs)) };
+    if (ph[0].gaps) {
+      row.gaps = { perSecond: mean(ph.map((p) => p.gaps.perSecond)), p50Us: median(ph.map((p) => p.gaps.p50Us)), p99Us: mean(ph.map((p) => p.gaps.p99Us)),
+        maxUs: Math.max(...ph.map((p) => p.gaps.maxUs)), attachMaxUs: Math.max(...ph.map((p) => p.gaps.attachMaxUs)) };
+    }
     if (ph[0].server) { row.p50Ratio = ratio((p) => p.server.p50Ms); row.p99Ratio = ratio((p) => p.server.p99Ms); }
     if (tool === 'floor') {
       Object.assign(row, { pauseMedianUs: median(prof.map((f) => f.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((f) => f.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((f) => f.pauseMaxUs)), cpuPercent: mean(prof.map((f) => f.cpuPercent)), samples: prof.reduce((a, f) => a + f.samples, 0) });
@@ -257,21 +264,21 @@ const f1 = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed
 function printTable(result, rows) {
   console.log(`\n${result.workload} — ${result.covers} (pid ${result.pid})`);
   const server = result.kind === 'server';
-  console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8),
+  console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8), server ? '' : '1st 0.7s'.padStart(9),
     'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'reads'.padStart(6), 'CPU %'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
   for (const r of rows) {
     const cells = [r.config.padEnd(14)];
     if (r.config === 'unprofiled') {
       cells.push(`${f1(r.rate, 2)}/s`.padStart(10), ''.padStart(12));
       if (server) cells.push(`${f1(r.p50Ms)}ms`.padStart(6), `${f1(r.p99Ms)}ms`.padStart(6));
-      else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8));
+      else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
       cells.push('1.000'.padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7));
       console.log(cells.join(' '));
       continue;
     }
     cells.push(f1(r.throughputRatio, 3).padStart(10), `${f1(r.throughputRange[0], 2)}..${f1(r.throughputRange[1], 2)}`.padStart(12));
     if (server) cells.push(f1(r.p50Ratio, 2).padStart(6), f1(r.p99Ratio, 2).padStart(6));
-    else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8));
+    else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
     cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7),
       f1(r.readsPerSample).padStart(6), f1(r.cpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
     console.log(cells.join(' '));
@@ -294,7 +301,7 @@ async function main() {
   console.log('\ntput ratio: target work per second ÷ the same round\'s unprofiled phases (mean over rounds; range = per round). ' +
     'per CPU-s: target work per CPU-second of the target, as a ratio (what the profiler costs inside the target, apart from lost ' +
     'scheduling; a ptrace stop costs wall time, not target CPU). on CPU: the target\'s CPU share (below 100%: it waited for a CPU ' +
-    'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs). pause: v8walk\'s summary ' +
+    'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
     '(ptrace; eBPF never stops the target) or the floor probe\'s; max: v8walk\'s summary does not print it. ' +
     '÷floor: v8walk\'s pause median ÷ the floor probe\'s at the same rate in the same run.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
