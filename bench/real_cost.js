@@ -39,6 +39,7 @@ const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean)
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
 const REPLY_TIMEOUT_MS = 120000; // a unit of the slowest workload under the costliest profiler
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -134,7 +135,7 @@ async function phase(target, config) {
   const t0 = Number(nowNs());
   if (config.tool !== 'none') {
     const [cmd, args] = profilerArgs(config, target.pid, seconds);
-    profOut = run(cmd, args);
+    profOut = run(cmd, args, { timeoutMs: (seconds + OVERRUN_S) * 1000 });
   }
   await sleep(SETTLE_S * 1000);
   const ws = Number(nowNs()), cpuA = cpuSeconds(target.pid);
@@ -156,8 +157,19 @@ async function phase(target, config) {
     target.ping();
   }
   if (prof) {
-    if (prof.code !== 0) throw new Error(`${config.name} exited with ${prof.code ?? prof.signal}: ${prof.err.trim()}`);
-    m.profiler = config.tool === 'floor' ? JSON.parse(prof.out) : parseSummary(config.tool, prof.err);
+    m.profilerS = Number(prof.endNs - BigInt(t0)) / 1e9;
+    if (prof.timedOut) {
+      m.overran = true;
+      process.stderr.write(`  ${config.name}: still running ${OVERRUN_S} s after its ${seconds} s duration; stopped: ${prof.err.trim().split('\n').pop()}\n`);
+    } else if (prof.code !== 0) {
+      throw new Error(`${config.name} exited with ${prof.code ?? prof.signal}: ${prof.err.trim()}`);
+    }
+    try {
+      m.profiler = config.tool === 'floor' ? JSON.parse(prof.out) : parseSummary(config.tool, prof.err);
+    } catch (e) {
+      if (!prof.timedOut) throw e;
+      m.profiler = {}; // killed before it could report
+    }
   }
   return m;
 }
@@ -243,7 +255,8 @@ function summarise(result) {
       Object.assign(row, { pauseMedianUs: median(prof.map((f) => f.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((f) => f.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((f) => f.pauseMaxUs)), cpuPercent: mean(prof.map((f) => f.cpuPercent)), samples: prof.reduce((a, f) => a + f.samples, 0) });
     } else {
       Object.assign(row, {
-        samples: prof.reduce((a, s) => a + s.samples, 0), missedPercent: mean(prof.map((s) => s.missedPercent)),
+        overran: ph.filter((p) => p.overran).length, longestRunS: Math.max(...ph.map((p) => p.profilerS)),
+        samples: prof.reduce((a, s) => a + (s.samples || 0), 0), missedPercent: mean(prof.map((s) => s.missedPercent)),
         cpuPercent: mean(prof.map((s) => s.cpuPercent)), behind: prof.reduce((a, s) => a + s.behind, 0), maxLagMs: Math.max(...prof.map((s) => s.maxLagMs)),
       });
       if (tool === 'ptrace') {
@@ -252,7 +265,7 @@ function summarise(result) {
           readsPerSample: mean(prof.map((s) => s.readsPerSample)), floorMedianUs: floorMedian, pauseOverFloor: median(prof.map((s) => s.pauseMedianUs)) / floorMedian,
         });
       }
-      if (tool === 'bpf') row.tooDeep = prof.reduce((a, s) => a + s.tooDeep, 0);
+      if (tool === 'bpf') row.tooDeep = prof.reduce((a, s) => a + (s.tooDeep || 0), 0);
     }
     rows.push(row);
   }
@@ -281,6 +294,7 @@ function printTable(result, rows) {
     else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
     cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7),
       f1(r.readsPerSample).padStart(6), f1(r.cpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
+    if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
     console.log(cells.join(' '));
   }
 }
