@@ -61,7 +61,13 @@ async function oracleRun(w, configs, dir) {
   const windows = [];
   for (const c of configs) {
     const folded = path.join(dir, `${c.tool}-${c.hz}.folded`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '-o', folded]);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '-o', folded],
+      { timeoutMs: (WINDOW_S + 30) * 1000 });
+    if (r.timedOut) {
+      process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
+      windows.push({ ...c, overran: true, summary: r.err.trim().split('\n').pop() });
+      continue;
+    }
     if (r.code !== 0) throw new Error(`v8walk ${c.tool} ${c.hz} Hz exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
     const m = /(\d+) samples in ([\d.]+) s/.exec(r.err);
     if (!m) throw new Error(`no v8walk summary in: ${r.err.trim()}`);
@@ -94,6 +100,11 @@ async function main() {
     try {
       const r = await oracleRun(w, configs, dir);
       for (const win of r.windows) {
+        if (win.overran) {
+          console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
+          results.push({ workload: w.name, tool: win.tool, hz: win.hz, overran: true, v8walkSummary: win.summary });
+          continue;
+        }
         const v8 = v8Shares(r.profile, win.startUs, win.endUs);
         const ours = v8walkShares(fs.readFileSync(win.folded, 'utf8'), r.pid);
         const cmp = compareProfiles(ours, v8);
