@@ -1,0 +1,240 @@
+/* floor_probe.c — the physical floor of a ptrace sample, for bench/real_cost.js: at the same rate
+ * as v8walk it does only what any ptrace stack sampler must — PTRACE_INTERRUPT the target's main
+ * thread, wait for the stop, PTRACE_GETREGS, one process_vm_readv of the same stack bytes v8walk
+ * copies (from sp minus the red zone, 64 KiB by default), PTRACE_CONT — and reports the pause the
+ * way v8walk's summary measures it (from seeing the stop to being ready to resume), plus the lag
+ * (interrupt to stop seen) and the whole stop (interrupt to resumed), as one JSON line on stdout.
+ *
+ *   floor_probe PID RATE_HZ SECONDS [STACK_KIB]
+ *
+ * SIGINT/SIGTERM end it early (after the stop in progress, the target resumed and detached).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define RED_ZONE 128
+#define MAX_SAMPLES (1u << 20)
+
+struct probe_opts {
+	pid_t pid;
+	double rate_hz;
+	double seconds;
+	size_t stack_bytes;
+};
+
+struct probe_stats {
+	uint64_t *pause_ns, *lag_ns, *stop_ns;
+	size_t n;
+	size_t short_reads;  /* process_vm_readv copied less than asked (stack top reached) */
+	uint64_t bytes_read; /* total */
+	size_t other_stops;  /* signal-delivery stops passed on to the target */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double quantile_us(uint64_t *v, size_t n, double q)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+	return (double)v[i < n ? i : n - 1] / 1e3;
+}
+
+static int parse_opts(int argc, char **argv, struct probe_opts *o)
+{
+	if (argc < 4 || argc > 5) {
+		fprintf(stderr, "usage: floor_probe PID RATE_HZ SECONDS [STACK_KIB]\n");
+		return -1;
+	}
+	char *end;
+	long pid = strtol(argv[1], &end, 10);
+	if (*end || pid <= 0 || pid > INT32_MAX) {
+		fprintf(stderr, "floor_probe: bad pid '%s'\n", argv[1]);
+		return -1;
+	}
+	o->pid = (pid_t)pid;
+	o->rate_hz = strtod(argv[2], &end);
+	if (*end || !(o->rate_hz > 0 && o->rate_hz <= 100000)) {
+		fprintf(stderr, "floor_probe: bad rate '%s' (1..100000 Hz)\n", argv[2]);
+		return -1;
+	}
+	o->seconds = strtod(argv[3], &end);
+	if (*end || !(o->seconds > 0 && o->seconds <= 86400)) {
+		fprintf(stderr, "floor_probe: bad duration '%s' (seconds, up to a day)\n", argv[3]);
+		return -1;
+	}
+	long kib = argc == 5 ? strtol(argv[4], &end, 10) : 64;
+	if ((argc == 5 && *end) || kib < 1 || kib > 8192) {
+		fprintf(stderr, "floor_probe: bad stack size '%s' (1..8192 KiB)\n", argv[4]);
+		return -1;
+	}
+	o->stack_bytes = (size_t)kib * 1024;
+	return 0;
+}
+
+/* Wait for the interrupt's stop of TID; signal-delivery stops on the way are passed on. 0 when
+ * stopped for us, -1 when the target is gone. */
+static int wait_interrupt_stop(pid_t tid, struct probe_stats *st)
+{
+	for (;;) {
+		int status;
+		if (waitpid(tid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return -1;
+		if (!WIFSTOPPED(status))
+			continue;
+		if (status >> 16 == PTRACE_EVENT_STOP)
+			return 0; /* the interrupt (or a group stop: also a stop we may read) */
+		/* a signal on its way to the target: deliver it, keep waiting for our stop */
+		st->other_stops++;
+		if (ptrace(PTRACE_CONT, tid, NULL, (void *)(intptr_t)WSTOPSIG(status)) != 0)
+			return -1;
+	}
+}
+
+/* One sample: the floor's whole work. 0 ok, -1 target gone. */
+static int sample_once(const struct probe_opts *o, unsigned char *buf, struct probe_stats *st)
+{
+	uint64_t t_int = now_ns();
+	if (ptrace(PTRACE_INTERRUPT, o->pid, NULL, NULL) != 0)
+		return -1;
+	if (wait_interrupt_stop(o->pid, st) != 0)
+		return -1;
+	uint64_t t_seen = now_ns();
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, o->pid, NULL, &regs) != 0)
+		return -1;
+	struct iovec local = { buf, o->stack_bytes };
+	struct iovec remote = { (void *)(uintptr_t)(regs.rsp - RED_ZONE), o->stack_bytes };
+	ssize_t got = process_vm_readv(o->pid, &local, 1, &remote, 1, 0);
+	uint64_t t_done = now_ns();
+	if (ptrace(PTRACE_CONT, o->pid, NULL, NULL) != 0)
+		return -1;
+	uint64_t t_resumed = now_ns();
+	if (got < (ssize_t)o->stack_bytes)
+		st->short_reads++;
+	if (got > 0)
+		st->bytes_read += (uint64_t)got;
+	if (st->n < MAX_SAMPLES) {
+		st->pause_ns[st->n] = t_done - t_seen;
+		st->lag_ns[st->n] = t_seen - t_int;
+		st->stop_ns[st->n] = t_resumed - t_int;
+		st->n++;
+	}
+	return 0;
+}
+
+/* Sleep until DEADLINE_NS (monotonic) or a stop signal: true when a signal asked us to stop. */
+static int sleep_or_signal(const sigset_t *stop_set, uint64_t deadline_ns)
+{
+	for (;;) {
+		uint64_t now = now_ns();
+		if (now >= deadline_ns)
+			return 0;
+		uint64_t left = deadline_ns - now;
+		struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		int sig = sigtimedwait(stop_set, NULL, &ts);
+		if (sig > 0)
+			return 1;
+		if (errno != EINTR && errno != EAGAIN)
+			return 1;
+	}
+}
+
+static void print_result(const struct probe_opts *o, struct probe_stats *st, double secs, int gone)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	printf("{\"pid\":%d,\"rateHz\":%g,\"seconds\":%.3f,\"samples\":%zu,\"targetGone\":%s,"
+	       "\"stackBytes\":%zu,\"meanBytesRead\":%.0f,\"shortReads\":%zu,\"otherStops\":%zu,"
+	       "\"pauseMedianUs\":%.1f,\"pauseP99Us\":%.1f,\"pauseMaxUs\":%.1f,"
+	       "\"lagMedianUs\":%.1f,\"lagP99Us\":%.1f,\"stopMedianUs\":%.1f,\"stopP99Us\":%.1f,"
+	       "\"stopMaxUs\":%.1f,\"cpuPercent\":%.2f}\n",
+	       (int)o->pid, o->rate_hz, secs, st->n, gone ? "true" : "false", o->stack_bytes,
+	       st->n ? (double)st->bytes_read / (double)st->n : 0.0, st->short_reads, st->other_stops,
+	       quantile_us(st->pause_ns, st->n, 0.5), quantile_us(st->pause_ns, st->n, 0.99),
+	       quantile_us(st->pause_ns, st->n, 1.0), quantile_us(st->lag_ns, st->n, 0.5),
+	       quantile_us(st->lag_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 0.5),
+	       quantile_us(st->stop_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 1.0),
+	       secs > 0 ? 100.0 * cpu / secs : 0.0);
+}
+
+int main(int argc, char **argv)
+{
+	struct probe_opts o;
+	if (parse_opts(argc, argv, &o) != 0)
+		return 2;
+	sigset_t stop_set;
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGINT);
+	sigaddset(&stop_set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop_set, NULL);
+
+	struct probe_stats st = { 0 };
+	size_t cap = (size_t)(o.rate_hz * o.seconds) + 16;
+	if (cap > MAX_SAMPLES)
+		cap = MAX_SAMPLES;
+	st.pause_ns = calloc(cap, sizeof(uint64_t));
+	st.lag_ns = calloc(cap, sizeof(uint64_t));
+	st.stop_ns = calloc(cap, sizeof(uint64_t));
+	unsigned char *buf = malloc(o.stack_bytes);
+	if (!st.pause_ns || !st.lag_ns || !st.stop_ns || !buf) {
+		fprintf(stderr, "floor_probe: out of memory\n");
+		return 1;
+	}
+	if (ptrace(PTRACE_SEIZE, o.pid, NULL, NULL) != 0) {
+		fprintf(stderr, "floor_probe: cannot trace process %d: %s\n", (int)o.pid, strerror(errno));
+		return 1;
+	}
+	uint64_t period = (uint64_t)(1e9 / o.rate_hz);
+	uint64_t start = now_ns(), end = start + (uint64_t)(o.seconds * 1e9), next = start + period;
+	int gone = 0;
+	while (!gone && st.n < cap) {
+		if (sleep_or_signal(&stop_set, next) || now_ns() >= end)
+			break;
+		next += period;
+		uint64_t now = now_ns();
+		if (next < now) /* fell behind (the probe was not scheduled): skip, as v8walk does */
+			next = now + period;
+		gone = sample_once(&o, buf, &st) != 0;
+	}
+	double secs = (double)(now_ns() - start) / 1e9;
+	if (!gone) { /* a seized tracee is detached from a stop */
+		if (ptrace(PTRACE_INTERRUPT, o.pid, NULL, NULL) == 0 && wait_interrupt_stop(o.pid, &st) == 0)
+			ptrace(PTRACE_DETACH, o.pid, NULL, NULL);
+	}
+	print_result(&o, &st, secs, gone);
+	free(buf);
+	free(st.pause_ns);
+	free(st.lag_ns);
+	free(st.stop_ns);
+	return 0;
+}

@@ -1,0 +1,129 @@
+// oracle.js — `make bench` (issue 13): does v8walk's profile agree with V8's own? Each real workload
+// (bench/WORKLOADS.md) runs ONCE under `node --cpu-prof` (the flag is for this oracle only), and
+// v8walk samples that same process in consecutive windows, one per sampler × rate (ptrace, bpf ×
+// 99, 999 Hz). V8's samples are cut to each window (the .cpuprofile's startTime + timeDeltas are
+// CLOCK_MONOTONIC µs, the clock this script measures the windows on), and the main thread's
+// per-function self-time shares are compared:
+//   identity: script (file:// stripped) + the function's 1-based definition line — v8walk's
+//     `--raw --function` prints no column, so functions that share a line (minified code) are merged
+//     on both sides; the cpuprofile's callFrame.lineNumber (0-based) is the same position V8 uses
+//   self time: the innermost JS frame (inlined frames count, as V8 expands them too); V8's
+//     "(garbage collector)" and "(program)" are buckets of their own, and a v8walk sample is put in
+//     them when GC code is above its innermost JS frame, or when it has no JS frame; V8's "(idle)"
+//     and "(root)" are left out (v8walk samples running threads only)
+//   overlap = Σ min(share_v8walk, share_V8); perfect@n = the mean overlap with V8's distribution of
+//     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n.
+// Prints a table and the functions that differ most; writes build/bench/oracle.json.
+//
+//   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
+//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf")
+'use strict';
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { chosen } = require('./real/workloads');
+const { run } = require('./real/lib/run');
+const { compareProfiles, v8Shares, v8walkShares } = require('./oracle_compare');
+
+const ROOT = path.resolve(__dirname, '..');
+const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
+const NODE = process.env.NODE || process.execPath;
+const QUICK = process.argv.includes('--quick');
+const WINDOW_S = Number(process.env.ORACLE_WINDOW_S || (QUICK ? 5 : 10));
+const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
+const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
+const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
+const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+
+
+// One workload under --cpu-prof, sampled by v8walk in one window per configuration.
+async function oracleRun(w, configs, dir) {
+  const total = WARM_S + configs.length * (WINDOW_S + 6) + 10; // ended by SIGTERM after the last window
+  const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, w.script];
+  if (w.kind !== 'server') args.push(String(total));
+  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let loadDone = Promise.resolve();
+  if (w.kind === 'server') {
+    const { load } = require('./real/lib/load');
+    const rl = readline.createInterface({ input: child.stdout });
+    const port = await new Promise((resolve) => rl.once('line', (l) => resolve(JSON.parse(l).listening)));
+    loadDone = load(port, total);
+  } else {
+    child.stdout.resume();
+  }
+  await sleep(WARM_S * 1000);
+  const windows = [];
+  for (const c of configs) {
+    const folded = path.join(dir, `${c.tool}-${c.hz}.folded`);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '-o', folded],
+      { timeoutMs: (WINDOW_S + 30) * 1000 });
+    if (r.timedOut) {
+      process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
+      windows.push({ ...c, overran: true, summary: r.err.trim().split('\n').pop() });
+      continue;
+    }
+    if (r.code !== 0) throw new Error(`v8walk ${c.tool} ${c.hz} Hz exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
+    const m = /(\d+) samples in ([\d.]+) s/.exec(r.err);
+    if (!m) throw new Error(`no v8walk summary in: ${r.err.trim()}`);
+    const endUs = Number(r.endNs / 1000n);
+    windows.push({ ...c, folded, startUs: endUs - Number(m[2]) * 1e6, endUs, summary: r.err.trim().split('\n').pop() });
+    await sleep(1000);
+  }
+  child.kill('SIGTERM'); // both the harness and the server exit cleanly on it (--cpu-prof then writes)
+  await loadDone.catch(() => {});
+  const how = await Promise.race([exited, sleep(180000).then(() => null)]);
+  if (!how) { child.kill('SIGKILL'); throw new Error(`${w.name} did not exit`); }
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`${w.name} wrote no .cpuprofile (exit ${how.code ?? how.signal})`);
+  return { pid: child.pid, profile: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), windows };
+}
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+async function main() {
+  const workloads = chosen(process.argv);
+  const configs = [];
+  for (const tool of SAMPLERS) for (const hz of RATES) configs.push({ tool, hz });
+  const version = execFileSync(NODE, ['--version']).toString().trim();
+  console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
+    `(${configs.map((c) => `${c.tool} ${c.hz} Hz`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
+  const results = [];
+  for (const w of workloads) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
+    try {
+      const r = await oracleRun(w, configs, dir);
+      for (const win of r.windows) {
+        if (win.overran) {
+          console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
+          results.push({ workload: w.name, tool: win.tool, hz: win.hz, overran: true, v8walkSummary: win.summary });
+          continue;
+        }
+        const v8 = v8Shares(r.profile, win.startUs, win.endUs);
+        const ours = v8walkShares(fs.readFileSync(win.folded, 'utf8'), r.pid);
+        const cmp = compareProfiles(ours, v8);
+        const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
+        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
+          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
+        results.push({ workload: w.name, tool: win.tool, hz: win.hz, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
+          v8walkSamples: ours.n, v8Samples: v8.n, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio, functions: cmp.functions.slice(0, 40) });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  console.log('\noverlap: Σ min of the two self-time shares per function (script + definition line); perfect@n: what a perfect ' +
+    'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (issue 13 asks ≥ 0.95). ' +
+    'V8 native: the share of V8\'s samples in builtins and native callbacks, charged here to their JS caller on both sides.');
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify({ node: version, windowS: WINDOW_S, results }, null, 1));
+  console.log(`written: ${path.relative(process.cwd(), OUT)}`);
+}
+
+if (require.main === module) main().catch((e) => { console.error(`oracle: ${e.stack || e.message}`); process.exit(1); });

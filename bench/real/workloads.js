@@ -1,0 +1,38 @@
+// workloads.js — the list of real workloads the benchmarks run (bench/real_cost.js, bench/oracle.js):
+// name, script, what it covers. kind 'loop': the script runs the harness loop (lib/harness.js) and
+// answers the control protocol when WORKLOAD_CONTROL=1; kind 'server': the script is a server the
+// benchmark loads with lib/load.js. quick: part of the benchmarks' --quick set.
+'use strict';
+const path = require('node:path');
+
+const dir = path.join(__dirname, 'workloads');
+const WORKLOADS = [
+  { name: 'tsc', file: 'tsc.js', kind: 'loop', quick: true, covers: 'a large program: the TypeScript compiler, thousands of hot functions' },
+  { name: 'acorn', file: 'acorn.js', kind: 'loop', quick: true, covers: 'deep recursion (100+ frames) parsing a 9 MB file' },
+  { name: 'deep', file: 'deep.js', kind: 'loop', quick: false, covers: 'deliberately deep recursion (200+ frames), target-side gap probe' },
+  { name: 'terser', file: 'terser.js', kind: 'loop', quick: false, covers: 'minified code: terser runs from its 1.1 MB one-line bundle' },
+  { name: 'bundle', file: 'bundle.js', kind: 'loop', quick: true, covers: 'an 11.8 MB one-line bundled script (all code on line 1)' },
+  { name: 'prettier', file: 'prettier.mjs', kind: 'loop', quick: false, covers: 'ES modules: prettier 3 formatting minified code' },
+  { name: 'markdown', file: 'markdown.mjs', kind: 'loop', quick: false, covers: 'ES modules: markdown-it rendering' },
+  { name: 'async', file: 'async.mjs', kind: 'loop', quick: false, covers: 'async functions and generators resumed from microtasks' },
+  { name: 'express', file: 'express-server.js', kind: 'server', quick: true, covers: 'a server under loopback load (autocannon)' },
+].map((w) => ({ ...w, script: path.join(dir, w.file) }));
+
+// The workloads a benchmark runs: `--workloads a,b` in ARGV, else the quick set under --quick, else all.
+function chosen(argv) {
+  const i = argv.indexOf('--workloads');
+  if (i >= 0) {
+    const names = (argv[i + 1] || '').split(',');
+    for (const n of names) byName(n);
+    return WORKLOADS.filter((w) => names.includes(w.name));
+  }
+  return argv.includes('--quick') ? WORKLOADS.filter((w) => w.quick) : WORKLOADS;
+}
+
+function byName(name) {
+  const w = WORKLOADS.find((x) => x.name === name);
+  if (!w) throw new Error(`no workload '${name}' (have: ${WORKLOADS.map((x) => x.name).join(', ')})`);
+  return w;
+}
+
+module.exports = { WORKLOADS, byName, chosen };

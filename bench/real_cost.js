@@ -1,0 +1,327 @@
+// real_cost.js — `make bench`: what a sample costs real npm programs (bench/WORKLOADS.md), measured
+// side by side in one run on each workload's one target process. Phases, each PHASE_S seconds:
+// unprofiled (twice a round), the floor probe (build/bench/floor_probe: interrupt + registers + one
+// copy of the same 64 KiB of stack + resume, nothing else) at 99 and 999 Hz, and v8walk in ptrace
+// and eBPF mode at 99 and 999 Hz; the order of the profiled phases rotates from round to round so
+// that machine noise hits all of them alike. Measured per phase, over the phase's steady part (from
+// SETTLE_S after the profiler started to its end, on CLOCK_MONOTONIC, which the target's progress
+// timeline also uses):
+//   - the target's throughput (work per second from its progress timeline; the server: requests/s
+//     and p50/p99 latency under autocannon), as a ratio to the same round's unprofiled phases;
+//   - the target's own view of its pauses: gaps longer than 20 µs seen by the hot-loop probe of the
+//     workloads that have one (count per second, median, p99, max), beside the unprofiled phases';
+//   - the target's CPU share (from /proc/PID/stat);
+//   - v8walk's summary (stderr): pause median and p99, reads per sample, own CPU, missed samples;
+//     the floor probe's pause median, p99, max.
+// Prints a table per workload and writes everything to build/bench/real_cost.json.
+//
+//   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
+//   [--workloads a,b] (env: BENCH_ROUNDS=2, BENCH_PHASE_S=6, BENCH_RATES="99 999",
+//   BENCH_SAMPLERS="ptrace bpf"; --quick: 1 round of 3 s phases on the quick workloads)
+'use strict';
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { chosen } = require('./real/workloads');
+const { run } = require('./real/lib/run');
+
+const ROOT = path.resolve(__dirname, '..');
+const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
+const FLOOR_PROBE = process.env.FLOOR_PROBE || path.join(ROOT, 'build', 'bench', 'floor_probe');
+const NODE = process.env.NODE || process.execPath;
+const QUICK = process.argv.includes('--quick');
+const ROUNDS = Number(process.env.BENCH_ROUNDS || (QUICK ? 1 : 2));
+const PHASE_S = Number(process.env.BENCH_PHASE_S || (QUICK ? 3 : 6));
+const SETTLE_S = 0.7;
+const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
+const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
+const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
+const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
+const REPLY_TIMEOUT_MS = 120000; // a unit of the slowest workload under the costliest profiler
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const nowNs = () => process.hrtime.bigint();
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN; };
+const quantile = (v, q) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN; };
+const mean = (v) => (v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN);
+
+
+// CPU seconds (user + system) of a process, from /proc/PID/stat.
+function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+}
+
+
+// A loop workload under the control protocol: its progress timeline and gaps, accumulated from its
+// replies (answered between units, which may last seconds: nothing waits for them until the end).
+async function startLoopTarget(w) {
+  const child = spawn(NODE, [w.script, '0'], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, WORKLOAD_CONTROL: '1' } });
+  const rl = readline.createInterface({ input: child.stdout });
+  const timeline = [], gaps = [];
+  let ready, done;
+  const readyP = new Promise((resolve, reject) => { ready = resolve; child.on('exit', (c) => reject(new Error(`${w.name} exited (${c}) before it was ready`))); });
+  const doneP = new Promise((resolve) => { done = resolve; });
+  rl.on('line', (line) => {
+    let m;
+    try { m = JSON.parse(line); } catch { return; }
+    if (m.ready) ready(m);
+    if (m.timeline) for (const p of m.timeline) timeline.push(p);
+    if (m.gapList) for (const g of m.gapList) gaps.push(g);
+    if (m.done) done(m);
+  });
+  let seq = 0;
+  const ping = () => child.stdin.write(`ping ${++seq}\n`); // drains the target's buffers; replies come when they come
+  await readyP;
+  // work done at time T (ns), interpolated on the timeline
+  const workAt = (t) => {
+    let lo = -1;
+    for (let i = timeline.length - 1; i >= 0; i--) if (timeline[i][0] <= t) { lo = i; break; }
+    if (lo < 0 || lo === timeline.length - 1) throw new Error(`${w.name}: no progress point around ${t}`);
+    const [t0, w0] = timeline[lo], [t1, w1] = timeline[lo + 1];
+    return w0 + (w1 - w0) * ((t - t0) / (t1 - t0));
+  };
+  const gapsIn = (a, b) => gaps.filter(([t]) => t >= a && t <= b).map(([, us]) => us);
+  const finish = async () => {
+    child.stdin.end('exit\n');
+    const kill = setTimeout(() => child.kill('SIGKILL'), REPLY_TIMEOUT_MS);
+    const m = await Promise.race([doneP, new Promise((r) => child.on('exit', () => r(null)))]);
+    clearTimeout(kill);
+    if (!m) throw new Error(`${w.name} exited without its final report`);
+  };
+  return { pid: child.pid, ping, workAt, gapsIn, finish, stop: () => child.kill('SIGKILL'), kind: 'loop' };
+}
+
+async function startServerTarget(w) {
+  const { load } = require('./real/lib/load');
+  const child = spawn(NODE, [w.script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const rl = readline.createInterface({ input: child.stdout });
+  const port = await new Promise((resolve, reject) => {
+    rl.once('line', (l) => resolve(JSON.parse(l).listening));
+    child.on('exit', (c) => reject(new Error(`${w.name} exited (${c}) before it listened`)));
+  });
+  return { pid: child.pid, load: (s) => load(port, s), finish: async () => {}, stop: () => child.kill('SIGTERM'), kind: 'server' };
+}
+
+function profilerArgs(config, pid, seconds) {
+  if (config.tool === 'floor') return [FLOOR_PROBE, [String(pid), String(config.hz), String(seconds)]];
+  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), '--raw', '-o', '/dev/null']];
+}
+
+// v8walk's summary line (cli/summary.c, cli/mode_bpf.c); figures it does not print are absent.
+function parseSummary(tool, stderr) {
+  const num = (re) => { const m = re.exec(stderr); return m ? Number(m[1]) : undefined; };
+  const s = {
+    samples: num(/v8walk: (\d+) samples in/), seconds: num(/samples in ([\d.]+) s/),
+    withJs: num(/; (\d+) with JS frames/), errors: num(/errors (\d+) \(/),
+    truncated: num(/(\d+) truncated/), missed: num(tool === 'bpf' ? /(\d+) lost\)/ : /(\d+) missed\)/),
+    maxLagMs: num(/max lag ([\d.]+) ms/), cpuPercent: num(/v8walk CPU ([\d.]+)%/),
+    pauseMedianUs: num(/pause median (\d+) us/), pauseP99Us: num(/pause median \d+ us, p99 (\d+) us/),
+    readsPerSample: num(/\(([\d.]+) reads per sample\)/), behind: num(/fell behind the sampling schedule (\d+) times/) || 0,
+    tooDeep: num(/(\d+) stacks were deeper than one eBPF sample holds/) || 0,
+  };
+  if (s.samples === undefined) throw new Error(`no v8walk summary in: ${stderr.trim()}`);
+  s.missedPercent = s.samples + s.missed > 0 ? (100 * s.missed) / (s.samples + s.missed) : 0;
+  return s;
+}
+
+async function phase(target, config) {
+  const seconds = PHASE_S;
+  let prof = null, profOut = null;
+  const t0 = Number(nowNs());
+  if (config.tool !== 'none') {
+    const [cmd, args] = profilerArgs(config, target.pid, seconds);
+    profOut = run(cmd, args, { timeoutMs: (seconds + OVERRUN_S) * 1000 });
+  }
+  await sleep(SETTLE_S * 1000);
+  const ws = Number(nowNs()), cpuA = cpuSeconds(target.pid);
+  let server;
+  if (target.kind === 'server') server = await target.load(seconds - SETTLE_S - 0.2);
+  else await sleep((seconds - SETTLE_S - 0.2) * 1000);
+  const we = Number(nowNs()), cpuB = cpuSeconds(target.pid);
+  if (profOut) prof = await profOut;
+  else await sleep(200);
+  const m = { config: config.name, tool: config.tool, hz: config.hz, t0, ws, we, windowS: (we - ws) / 1e9 };
+  m.targetCpuS = cpuB - cpuA;
+  m.targetCpuShare = m.targetCpuS / m.windowS;
+  m.load1 = os.loadavg()[0];
+  if (server) {
+    m.rate = server.requestsPerSecond;
+    m.perCpu = server.requests / Math.max(m.targetCpuS, 0.01);
+    m.server = server;
+  } else {
+    target.ping();
+  }
+  if (prof) {
+    m.profilerS = Number(prof.endNs - BigInt(t0)) / 1e9;
+    if (prof.timedOut) {
+      m.overran = true;
+      process.stderr.write(`  ${config.name}: still running ${OVERRUN_S} s after its ${seconds} s duration; stopped: ${prof.err.trim().split('\n').pop()}\n`);
+    } else if (prof.code !== 0) {
+      throw new Error(`${config.name} exited with ${prof.code ?? prof.signal}: ${prof.err.trim()}`);
+    }
+    try {
+      m.profiler = config.tool === 'floor' ? JSON.parse(prof.out) : parseSummary(config.tool, prof.err);
+    } catch (e) {
+      if (!prof.timedOut) throw e;
+      m.profiler = {}; // killed before it could report
+    }
+  }
+  return m;
+}
+
+// A loop target's throughput and gaps per phase, once its whole timeline is in.
+function loopFigures(target, m) {
+  m.rate = (target.workAt(m.we) - target.workAt(m.ws)) / m.windowS;
+  m.perCpu = (m.rate * m.windowS) / Math.max(m.targetCpuS, 0.01);
+  const g = target.gapsIn(m.ws, m.we);
+  m.gaps = { perSecond: g.length / m.windowS, p50Us: median(g), p99Us: quantile(g, 0.99), maxUs: g.length ? Math.max(...g) : 0 };
+  const attach = target.gapsIn(m.t0, m.ws); // the first samples after attaching, outside the window
+  m.gaps.attachMaxUs = attach.length ? Math.max(...attach) : 0;
+}
+
+function schedule(round) {
+  const profiled = [];
+  for (const hz of RATES) {
+    profiled.push({ tool: 'floor', hz, name: `floor ${hz} Hz` });
+    for (const tool of SAMPLERS) profiled.push({ tool, hz, name: `${tool} ${hz} Hz` });
+  }
+  const order = profiled.map((_, i) => profiled[(i + round * 2) % profiled.length]);
+  const half = Math.ceil(order.length / 2);
+  return [{ tool: 'none', name: 'unprofiled' }, ...order.slice(0, half), { tool: 'none', name: 'unprofiled' }, ...order.slice(half)];
+}
+
+async function measureWorkload(w) {
+  const target = w.kind === 'server' ? await startServerTarget(w) : await startLoopTarget(w);
+  try {
+    // warm up: optimized code, caches
+    if (target.kind === 'server') await target.load(3);
+    else await sleep(3000);
+    const phases = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const c of schedule(r)) {
+        const m = await phase(target, c);
+        m.round = r;
+        phases.push(m);
+        process.stderr.write(`  ${w.name} round ${r + 1}: ${c.name.padEnd(14)}` + (m.server ? ` ${m.rate.toFixed(1)} req/s` : '') +
+          ` target on CPU ${(100 * m.targetCpuShare).toFixed(0)}%` +
+          (m.profiler && m.profiler.pauseMedianUs !== undefined ? `, pause median ${m.profiler.pauseMedianUs} us` : '') + '\n');
+      }
+    }
+    await target.finish();
+    if (target.kind === 'loop') for (const m of phases) loopFigures(target, m);
+    return { workload: w.name, covers: w.covers, kind: target.kind, pid: target.pid, phases };
+  } finally {
+    target.stop();
+  }
+}
+
+// Per config: means over rounds of ratios to the same round's unprofiled phases.
+function summarise(result) {
+  const rows = [];
+  const base = result.phases.filter((p) => p.tool === 'none');
+  const baseOf = (r) => base.filter((p) => p.round === r);
+  const floorOf = (hz) => result.phases.filter((p) => p.tool === 'floor' && p.hz === hz).map((p) => p.profiler);
+  const configs = [...new Set(result.phases.filter((p) => p.tool !== 'none').map((p) => p.config))];
+  const unprof = {
+    config: 'unprofiled', rate: mean(base.map((p) => p.rate)), targetCpu: mean(base.map((p) => p.targetCpuShare)),
+    gaps: base[0].gaps ? { perSecond: mean(base.map((p) => p.gaps.perSecond)), p99Us: mean(base.map((p) => p.gaps.p99Us)), maxUs: Math.max(...base.map((p) => p.gaps.maxUs)),
+      attachMaxUs: Math.max(...base.map((p) => p.gaps.attachMaxUs)) } : undefined,
+    p50Ms: base[0].server ? mean(base.map((p) => p.server.p50Ms)) : undefined, p99Ms: base[0].server ? mean(base.map((p) => p.server.p99Ms)) : undefined,
+  };
+  rows.push(unprof);
+  for (const name of configs) {
+    const ph = result.phases.filter((p) => p.config === name);
+    const { tool, hz } = ph[0];
+    const ratio = (f) => mean(ph.map((p) => f(p) / mean(baseOf(p.round).map(f))));
+    const prof = ph.map((p) => p.profiler);
+    const floors = floorOf(hz);
+    const floorMedian = median(floors.map((f) => f.pauseMedianUs));
+    const row = {
+      config: name, tool, hz, throughputRatio: ratio((p) => p.rate),
+      throughputRange: [Math.min(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate)))), Math.max(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate))))],
+      targetCpu: mean(ph.map((p) => p.targetCpuShare)), perCpuRatio: ratio((p) => p.perCpu),
+    };
+    if (ph[0].gaps) {
+      row.gaps = { perSecond: mean(ph.map((p) => p.gaps.perSecond)), p50Us: median(ph.map((p) => p.gaps.p50Us)), p99Us: mean(ph.map((p) => p.gaps.p99Us)),
+        maxUs: Math.max(...ph.map((p) => p.gaps.maxUs)), attachMaxUs: Math.max(...ph.map((p) => p.gaps.attachMaxUs)) };
+    }
+    if (ph[0].server) { row.p50Ratio = ratio((p) => p.server.p50Ms); row.p99Ratio = ratio((p) => p.server.p99Ms); }
+    if (tool === 'floor') {
+      Object.assign(row, { pauseMedianUs: median(prof.map((f) => f.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((f) => f.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((f) => f.pauseMaxUs)), cpuPercent: mean(prof.map((f) => f.cpuPercent)), samples: prof.reduce((a, f) => a + f.samples, 0) });
+    } else {
+      Object.assign(row, {
+        overran: ph.filter((p) => p.overran).length, longestRunS: Math.max(...ph.map((p) => p.profilerS)),
+        samples: prof.reduce((a, s) => a + (s.samples || 0), 0), missedPercent: mean(prof.map((s) => s.missedPercent)),
+        cpuPercent: mean(prof.map((s) => s.cpuPercent)), behind: prof.reduce((a, s) => a + s.behind, 0), maxLagMs: Math.max(...prof.map((s) => s.maxLagMs)),
+      });
+      if (tool === 'ptrace') {
+        Object.assign(row, {
+          pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: undefined, // not in v8walk's summary
+          readsPerSample: mean(prof.map((s) => s.readsPerSample)), floorMedianUs: floorMedian, pauseOverFloor: median(prof.map((s) => s.pauseMedianUs)) / floorMedian,
+        });
+      }
+      if (tool === 'bpf') row.tooDeep = prof.reduce((a, s) => a + (s.tooDeep || 0), 0);
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+const f1 = (x, d = 1) => (x === undefined || Number.isNaN(x) ? '—' : x.toFixed(d));
+
+function printTable(result, rows) {
+  console.log(`\n${result.workload} — ${result.covers} (pid ${result.pid})`);
+  const server = result.kind === 'server';
+  console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8), server ? '' : '1st 0.7s'.padStart(9),
+    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'reads'.padStart(6), 'CPU %'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
+  for (const r of rows) {
+    const cells = [r.config.padEnd(14)];
+    if (r.config === 'unprofiled') {
+      cells.push(`${f1(r.rate, 2)}/s`.padStart(10), ''.padStart(12));
+      if (server) cells.push(`${f1(r.p50Ms)}ms`.padStart(6), `${f1(r.p99Ms)}ms`.padStart(6));
+      else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
+      cells.push('1.000'.padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7));
+      console.log(cells.join(' '));
+      continue;
+    }
+    cells.push(f1(r.throughputRatio, 3).padStart(10), `${f1(r.throughputRange[0], 2)}..${f1(r.throughputRange[1], 2)}`.padStart(12));
+    if (server) cells.push(f1(r.p50Ratio, 2).padStart(6), f1(r.p99Ratio, 2).padStart(6));
+    else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
+    cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7),
+      f1(r.readsPerSample).padStart(6), f1(r.cpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
+    if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
+    console.log(cells.join(' '));
+  }
+}
+
+async function main() {
+  const workloads = chosen(process.argv);
+  const version = execFileSync(NODE, ['--version']).toString().trim();
+  console.log(`real-program sample cost: node ${version}, ${workloads.map((w) => w.name).join(', ')}; ${ROUNDS} round(s) of ` +
+    `${schedule(0).length} phases of ${PHASE_S} s (measured from ${SETTLE_S} s after the profiler starts), ` +
+    `${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+  const results = [];
+  for (const w of workloads) {
+    const result = await measureWorkload(w);
+    result.rows = summarise(result);
+    printTable(result, result.rows);
+    results.push(result);
+  }
+  console.log('\ntput ratio: target work per second ÷ the same round\'s unprofiled phases (mean over rounds; range = per round). ' +
+    'per CPU-s: target work per CPU-second of the target, as a ratio (what the profiler costs inside the target, apart from lost ' +
+    'scheduling; a ptrace stop costs wall time, not target CPU). on CPU: the target\'s CPU share (below 100%: it waited for a CPU ' +
+    'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
+    '(ptrace; eBPF never stops the target) or the floor probe\'s; max: v8walk\'s summary does not print it. ' +
+    '÷floor: v8walk\'s pause median ÷ the floor probe\'s at the same rate in the same run.');
+  fs.mkdirSync(path.dirname(OUT), { recursive: true });
+  fs.writeFileSync(OUT, JSON.stringify({ node: version, cpus: os.cpus().length, rounds: ROUNDS, phaseS: PHASE_S, settleS: SETTLE_S, results }, null, 1));
+  console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);
+  console.log(`written: ${path.relative(process.cwd(), OUT)}`);
+}
+
+main().catch((e) => { console.error(`real_cost: ${e.stack || e.message}`); process.exit(1); });
