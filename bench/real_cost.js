@@ -121,7 +121,10 @@ function parseSummary(tool, stderr) {
     truncated: num(/(\d+) truncated/), missed: num(tool === 'bpf' ? /(\d+) lost\)/ : /(\d+) missed\)/),
     maxLagMs: num(/max lag ([\d.]+) ms/), cpuPercent: num(/v8walk CPU ([\d.]+)%/),
     pauseMedianUs: num(/pause median (\d+) us/), pauseP99Us: num(/pause median \d+ us, p99 (\d+) us/),
-    readsPerSample: num(/\(([\d.]+) reads per sample\)/), behind: num(/fell behind the sampling schedule (\d+) times/) || 0,
+    pauseMaxUs: num(/pause median \d+ us, p99 \d+ us, max (\d+) us/),
+    readsPerSample: num(/\(([\d.]+) reads per sample/), readsStopped: num(/reads per sample, ([\d.]+) while stopped/),
+    invalidated: num(/(\d+) samples had JS frames that a GC moved/) || 0,
+    behind: num(/fell behind the sampling schedule (\d+) times/) || 0,
     tooDeep: num(/(\d+) stacks were deeper than one eBPF sample holds/) || 0,
   };
   if (s.samples === undefined) throw new Error(`no v8walk summary in: ${stderr.trim()}`);
@@ -261,7 +264,7 @@ function summarise(result) {
       });
       if (tool === 'ptrace') {
         Object.assign(row, {
-          pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: undefined, // not in v8walk's summary
+          pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((s) => s.pauseMaxUs ?? 0)),
           readsPerSample: mean(prof.map((s) => s.readsPerSample)), floorMedianUs: floorMedian, pauseOverFloor: median(prof.map((s) => s.pauseMedianUs)) / floorMedian,
         });
       }
@@ -316,7 +319,7 @@ async function main() {
     'per CPU-s: target work per CPU-second of the target, as a ratio (what the profiler costs inside the target, apart from lost ' +
     'scheduling; a ptrace stop costs wall time, not target CPU). on CPU: the target\'s CPU share (below 100%: it waited for a CPU ' +
     'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
-    '(ptrace; eBPF never stops the target) or the floor probe\'s; max: v8walk\'s summary does not print it. ' +
+    '(ptrace; eBPF never stops the target) or the floor probe\'s. ' +
     '÷floor: v8walk\'s pause median ÷ the floor probe\'s at the same rate in the same run.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify({ node: version, cpus: os.cpus().length, rounds: ROUNDS, phaseS: PHASE_S, settleS: SETTLE_S, results }, null, 1));
