@@ -23,6 +23,7 @@ struct capture {
 	uint64_t held_ns;  /* how long the thread was held stopped */
 	struct regset regs;
 	struct stack_bounds bounds;
+	bool bounds_known; /* the stack's mapping was known at the stop (else bounds are a guess) */
 	struct memsnap snap;
 	struct walk_stats ws; /* of the unwind (raw frame count, how it ended) */
 	struct raw_frame *raw; /* ws.raw_frames of them */

@@ -48,6 +48,16 @@ int stackwalk_capture_fresh(struct stackwalk *sw, struct maps_refresh *r, const 
 	return n;
 }
 
+bool stack_bounds_known(const struct addrspace *as, uint64_t sp, struct stack_bounds *b)
+{
+	const struct mapping *m = maps_find(&as->maps, sp);
+	if (!m)
+		return false;
+	b->lo = m->start;
+	b->hi = m->end;
+	return true;
+}
+
 bool stack_bounds_at(struct maps_refresh *r, struct addrspace *as, uint64_t sp,
 		     struct stack_bounds *b)
 {

@@ -32,6 +32,9 @@ bool maps_refresh_now(struct maps_refresh *r, struct addrspace *as);
 int stackwalk_capture_fresh(struct stackwalk *sw, struct maps_refresh *r, const struct regset *regs,
 			    struct memsrc *mem, const struct stack_bounds *bounds, struct frame *out,
 			    int max, struct walk_stats *st);
+/* The bounds of the stack mapping that holds sp, from the maps already read (no file is read:
+ * fit for a stopped thread). */
+bool stack_bounds_known(const struct addrspace *as, uint64_t sp, struct stack_bounds *b);
 /* The bounds of the stack mapping that holds sp (re-reading the maps once if none does). */
 bool stack_bounds_at(struct maps_refresh *r, struct addrspace *as, uint64_t sp,
 		     struct stack_bounds *b);

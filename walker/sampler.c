@@ -126,7 +126,10 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
 	struct stack_bounds b;
 	uint64_t sp = c->regs.r[DW_RSP];
-	if (!stack_bounds_at(&s->maps_fresh, s->as, sp, &b)) {
+	/* a stack v8walk has not seen mapped (a new thread) is copied from sp; its mapping is read
+	 * once the thread runs again (reading /proc/PID/maps can take milliseconds) */
+	c->bounds_known = stack_bounds_known(s->as, sp, &b);
+	if (!c->bounds_known) {
 		b.lo = sp - STACK_RED_ZONE;
 		b.hi = sp + s->opts.stack_chunk;
 	}
@@ -183,13 +186,23 @@ static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
 static void decode_capture(struct sampler *s, struct capture *c)
 {
 	capture_restore_unwind(c, s->sw);
-	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and
-	 * unwind the copied stack again */
-	if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames))
+	/* a stack outside the known mappings, or code outside them (new libraries, grown JIT
+	 * space): re-read the maps and unwind the copied stack again */
+	struct stack_bounds b;
+	if (!c->bounds_known && stack_bounds_at(&s->maps_fresh, s->as, c->regs.r[DW_RSP], &b)) {
+		/* within the mapping, and within what was copied: the rest of the stack has moved on */
+		c->bounds.lo = b.lo > c->bounds.lo ? b.lo : c->bounds.lo;
+		c->bounds.hi = b.hi < c->bounds.hi ? b.hi : c->bounds.hi;
 		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
+	} else if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames)) {
+		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
+	}
 	struct walk_stats ws = c->ws;
+	unsigned long live_reads = c->snap.misses;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
-	if (s->sw->rt && ws.js_frames &&
+	/* a decode served entirely by the copy and by caches checked against it read nothing that
+	 * could have moved since the stop: only one that read the live process is validated */
+	if (s->sw->rt && ws.js_frames && c->snap.misses != live_reads &&
 	    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
 				 &s->sw->prefetched, &s->st.validation))
 		mark_unvalidated(s, s->frames, n);
