@@ -7,6 +7,7 @@
 
 #include "dump.h"
 #include "frame_text.h"
+#include "../util/text_escape.h"
 
 static const char *kind_name(uint8_t kind)
 {
@@ -35,9 +36,15 @@ static const char *tier_name(uint8_t tier)
 	}
 }
 
-static const char *str(const struct process_dump *d, uint32_t id)
+/* Interned names are counted byte strings (a JavaScript name may hold U+0000). */
+static struct strview str(const struct process_dump *d, uint32_t id)
 {
-	return id ? intern_get(d->strings, id) : "";
+	return id ? intern_view(d->strings, id) : (struct strview){"", 0};
+}
+
+static void add_escaped(struct strbuf *b, struct strview v)
+{
+	sb_add_escaped(b, v.s, v.len);
 }
 
 static void thread_header(const struct process_dump *d, const struct thread_dump *t, FILE *out)
@@ -76,11 +83,11 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 				continue;
 			}
 			sb_reset(&b);
-			sb_add(&b, str(d, f->name));
+			add_escaped(&b, str(d, f->name));
 			bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 			if (js) {
 				if (f->file)
-					sb_printf(&b, " (%s", str(d, f->file));
+					sb_add(&b, " ("), add_escaped(&b, str(d, f->file));
 				else
 					sb_add(&b, " (<anonymous>");
 				if (f->line > 0)
@@ -91,7 +98,7 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 				if (f->kind == FK_JS_INLINED)
 					sb_add(&b, " [inlined]");
 			} else if (f->kind == FK_NATIVE && f->file) {
-				sb_printf(&b, " (%s)", str(d, f->file));
+				sb_add(&b, " ("), add_escaped(&b, str(d, f->file)), sb_addc(&b, ')');
 			}
 			if (f->pc && f->kind != FK_JS_INLINED)
 				fprintf(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
@@ -105,31 +112,22 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 
 static void json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	fput_json_string(out, s, strlen(s));
+}
+
+static void json_view(FILE *out, struct strview v)
+{
+	fput_json_string(out, v.s, v.len);
 }
 
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
 {
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
-	json_string(out, str(d, f->name));
+	json_view(out, str(d, f->name));
 	fputs(",\"file\":", out);
 	if (js && f->file)
-		json_string(out, str(d, f->file));
+		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
 	if (js && f->line > 0)
@@ -146,7 +144,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		fputs(",\"pc\":null", out);
 	fputs(",\"module\":", out);
 	if (!js && f->file)
-		json_string(out, str(d, f->file));
+		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
 	const char *tier = js ? tier_name(f->tier) : NULL;

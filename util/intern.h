@@ -6,7 +6,8 @@
 #include <stdint.h>
 
 struct intern {
-	char **strs;     /* id → string (owned) */
+	char **strs;     /* id → bytes (owned; NUL-terminated after lens[id] bytes, may hold NUL) */
+	size_t *lens;    /* id → length in bytes */
 	size_t n, cap;
 	uint32_t *slots; /* hash slots holding id + 1, 0 = empty */
 	size_t nslots;
@@ -17,7 +18,18 @@ void intern_free(struct intern *t);
 /* Returns the id of s[0..len) (adding it if new). */
 uint32_t intern_n(struct intern *t, const char *s, size_t len);
 uint32_t intern_str(struct intern *t, const char *s);
+/* The bytes of id: a name from a target may hold NUL, so use intern_len (or intern_view) for its
+ * length; intern_get is for the strings v8walk made itself. */
 static inline const char *intern_get(const struct intern *t, uint32_t id) { return t->strs[id]; }
+static inline size_t intern_len(const struct intern *t, uint32_t id) { return t->lens[id]; }
+struct strview {
+	const char *s;
+	size_t len;
+};
+static inline struct strview intern_view(const struct intern *t, uint32_t id)
+{
+	return (struct strview){t->strs[id], t->lens[id]};
+}
 uint64_t bytes_hash(const void *p, size_t n);
 
 #endif

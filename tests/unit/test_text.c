@@ -1,0 +1,60 @@
+/* test_text.c — counted byte strings end to end: the interner keeps names holding NUL whole and
+ * apart, and the escapers turn target-controlled bytes into safe text and valid JSON. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "../../util/intern.h"
+#include "../../util/text_escape.h"
+
+Test(text, interner_keeps_names_with_nul_whole_and_distinct)
+{
+	struct intern t;
+	intern_init(&t);
+	static const char a[] = "a\0bcdefgh", b[] = "a\0bcdefgX";
+	uint32_t short_id = intern_str(&t, "a");
+	uint32_t ia = intern_n(&t, a, sizeof(a) - 1), ib = intern_n(&t, b, sizeof(b) - 1);
+	cr_assert_neq(ia, ib, "names that differ after a NUL are different names");
+	cr_assert_neq(ia, short_id, "\"a\\0bcdefgh\" is not \"a\"");
+	cr_assert_eq(intern_len(&t, ia), sizeof(a) - 1);
+	cr_assert(memcmp(intern_get(&t, ia), a, sizeof(a) - 1) == 0, "every byte kept");
+	cr_assert_eq(intern_n(&t, a, sizeof(a) - 1), ia, "the same bytes get the same id");
+	for (int i = 0; i < 2000; i++) { /* through several rehashes */
+		char k[16];
+		int n = snprintf(k, sizeof(k), "k%d", i);
+		k[1] = 0; /* every key holds a NUL */
+		intern_n(&t, k, (size_t)n);
+	}
+	cr_assert_eq(intern_n(&t, a, sizeof(a) - 1), ia);
+	cr_assert_eq(intern_n(&t, b, sizeof(b) - 1), ib);
+	intern_free(&t);
+}
+
+static const char *escaped(const char *s, size_t n, bool json)
+{
+	static struct strbuf b;
+	sb_reset(&b);
+	if (json)
+		sb_add_json(&b, s, n);
+	else
+		sb_add_escaped(&b, s, n);
+	return b.s ? b.s : "";
+}
+
+Test(text, terminal_escapes_controls_c1_and_invalid_utf8)
+{
+	static const char title[] = "\x1b]0;PWN\x07\x1b[2J";
+	cr_assert_str_eq(escaped(title, sizeof(title) - 1, false), "\\x1b]0;PWN\\x07\\x1b[2J");
+	cr_assert_str_eq(escaped("a\0b", 3, false), "a\\x00b");
+	cr_assert_str_eq(escaped("\xc2\x9b" "x\x7f", 4, false), "\\xc2\\x9bx\\x7f", "C1 CSI and DEL");
+	cr_assert_str_eq(escaped("\xff\xc3", 2, false), "\\xff\\xc3", "invalid and truncated UTF-8");
+	cr_assert_str_eq(escaped("\xed\xa0\x80", 3, false), "\\xed\\xa0\\x80", "a UTF-8 surrogate");
+	cr_assert_str_eq(escaped("\xc0\xaf", 2, false), "\\xc0\\xaf", "an overlong form");
+	cr_assert_str_eq(escaped("площадь ✓ 𝄞", strlen("площадь ✓ 𝄞"), false), "площадь ✓ 𝄞");
+}
+
+Test(text, json_escapes_as_json_requires)
+{
+	cr_assert_str_eq(escaped("a\0\"\\\n\x1b", 6, true), "a\\u0000\\\"\\\\\\n\\u001b");
+	cr_assert_str_eq(escaped("\xc2\x9b\xff", 3, true), "\\u009b\\ufffd");
+	cr_assert_str_eq(escaped("✓", strlen("✓"), true), "✓");
+}
