@@ -102,8 +102,11 @@ static bool read_phdrs(struct core_file *cf, const Elf64_Ehdr *eh, struct strbuf
 		s->avail = 0;
 		if (s->offset < cf->size)
 			s->avail = cf->size - s->offset < s->filesz ? cf->size - s->offset : s->filesz;
-		if (s->filesz && s->offset + s->filesz > cf->expected_size)
-			cf->expected_size = s->offset + s->filesz;
+		uint64_t seg_end;
+		if (__builtin_add_overflow(s->offset, s->filesz, &seg_end))
+			seg_end = UINT64_MAX;
+		if (s->filesz && seg_end > cf->expected_size)
+			cf->expected_size = seg_end;
 		if (s->avail < s->filesz)
 			cf->truncated = true;
 	}

@@ -244,18 +244,25 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 
 bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len)
 {
+	/* every sum of file values is checked: a program header may hold any offset and sizes */
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (vaddr < l->vaddr || vaddr + len > l->vaddr + l->memsz)
+		if (vaddr < l->vaddr)
 			continue;
 		uint64_t rel = vaddr - l->vaddr;
+		if (rel > l->memsz || len > l->memsz - rel)
+			continue;
 		size_t in_file = 0;
 		if (rel < l->filesz)
 			in_file = (size_t)(l->filesz - rel < len ? l->filesz - rel : len);
-		if (in_file && l->offset + rel + in_file > img->size)
-			return false;
-		memcpy(buf, img->data + l->offset + rel, in_file);
-		memset((char *)buf + in_file, 0, len - in_file);
+		if (in_file) {
+			if (l->offset > img->size || rel > img->size - l->offset ||
+			    in_file > img->size - l->offset - rel)
+				return false;
+			memcpy(buf, img->data + l->offset + rel, in_file);
+		}
+		if (len > in_file)
+			memset((char *)buf + in_file, 0, len - in_file);
 		return true;
 	}
 	return false;
@@ -266,7 +273,8 @@ size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf,
 	if (off >= img->size)
 		return 0;
 	size_t n = img->size - off < len ? (size_t)(img->size - off) : len;
-	memcpy(buf, img->data + off, n);
+	if (n)
+		memcpy(buf, img->data + off, n);
 	return n;
 }
 
@@ -274,7 +282,7 @@ bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64
 {
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (off >= l->offset && off < l->offset + l->filesz) {
+		if (off >= l->offset && off - l->offset < l->filesz) {
 			*vaddr = off - l->offset + l->vaddr;
 			return true;
 		}
@@ -286,7 +294,7 @@ const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t v
 {
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (vaddr >= l->vaddr && vaddr < l->vaddr + l->memsz)
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->memsz)
 			return l;
 	}
 	return NULL;
@@ -310,7 +318,7 @@ const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t va
 		uint64_t next = lo < img->nfuncs ? img->funcs[lo].addr : UINT64_MAX;
 		span = next - s->addr < SIZELESS_SYM_SPAN ? next - s->addr : SIZELESS_SYM_SPAN;
 	}
-	return vaddr < s->addr + span ? s : NULL;
+	return vaddr - s->addr < span ? s : NULL;
 }
 
 const char *build_id_hex(const uint8_t *id, size_t len, char *buf)

@@ -273,3 +273,31 @@ Test(core, files_that_are_not_usable_cores)
 	open_fails(core_path("cut"), "ends inside its ELF header");
 	cb_free(&b);
 }
+
+Test(core, file_offsets_and_segment_ends_past_2_64_are_not_wrapped)
+{
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 6, 0x401234, 0x7ffd0000);
+	const struct cb_file files[] = {
+	    {0x7f0000000000, 0x7f0000002000, 1ULL << 60, "/lib/wraps.so"}, /* × 4096 wraps to 0 */
+	    {0x400000, 0x402000, 0, "/usr/bin/node"},
+	};
+	cb_files(&b, files, 2);
+	static const uint8_t bytes[16] = "dumped";
+	cb_load(&b, 0x10000, 0x1000, PF_R, bytes, sizeof(bytes));
+	b.loads[0].forced_offset = 0xfffffffffffffff0ULL; /* offset + filesz wraps to 0 */
+	cb_write(&b, core_path("wrap"));
+	struct core_file cf;
+	open_ok(&cf, core_path("wrap"));
+	for (size_t i = 0; i < cf.files.n; i++)
+		cr_assert(strcmp(cf.files.v[i].path, "/lib/wraps.so") != 0 || cf.files.v[i].pgoff != 0,
+			  "a page offset past 2^64 is not read as offset 0");
+	cr_assert_eq(cf.files.n, 1, "only the mapping with a real offset is kept");
+	cr_assert(cf.truncated, "the segment that is not in the file makes the core truncated");
+	cr_assert_geq(cf.expected_size, 0xfffffffffffffff0ULL, "its end is not wrapped to 0");
+	uint8_t buf[8];
+	cr_assert_eq(core_read(&cf, 0x10000, buf, sizeof(buf)), 0);
+	core_file_close(&cf);
+	cb_free(&b);
+}
