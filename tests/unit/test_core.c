@@ -5,6 +5,8 @@
  * for files that are not usable cores. */
 #include <criterion/criterion.h>
 #include <elf.h>
+#include <malloc.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,4 +302,36 @@ Test(core, file_offsets_and_segment_ends_past_2_64_are_not_wrapped)
 	cr_assert_eq(core_read(&cf, 0x10000, buf, sizeof(buf)), 0);
 	core_file_close(&cf);
 	cb_free(&b);
+}
+
+Test(core, failed_opens_leak_nothing)
+{
+	char empty[160];
+	snprintf(empty, sizeof(empty), "%s/empty-core-with-a-long-name-to-make-every-leaked-copy-visible",
+		 dir);
+	FILE *f = fopen(empty, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	const char *paths[] = {empty, dir, "/nonexistent/core-with-a-long-name-to-make-a-leak-visible"};
+	for (size_t k = 0; k < 3; k++) {
+		struct strbuf err;
+		sb_init(&err);
+		struct core_file cf;
+		cr_assert_not(core_file_open(&cf, paths[k], &err)); /* warm up the allocator */
+		size_t before = mallinfo2().uordblks;
+		for (int i = 0; i < 2000; i++) {
+			sb_reset(&err);
+			cr_assert_not(core_file_open(&cf, paths[k], &err));
+		}
+		size_t after = mallinfo2().uordblks;
+		cr_assert_lt(after, before + 4096, "%s: %zu bytes more in use after 2000 failed opens (%s)",
+			     paths[k], after - before, err.s);
+		sb_free(&err);
+	}
+}
+
+Test(core, fifo_as_core_is_refused_without_hanging, .timeout = 10)
+{
+	cr_assert_eq(mkfifo(core_path("fifo"), 0600), 0);
+	open_fails(core_path("fifo"), "is not a regular file");
 }
