@@ -1,4 +1,5 @@
 /* launch.c — starting the program of launch mode, held before its execve. */
+#include "../util/text_escape.h"
 #include "launch.h"
 
 #include <errno.h>
@@ -104,7 +105,7 @@ void launch_abort(struct launch *l)
 
 int launch_failed(struct launch *l, int err)
 {
-	fprintf(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
+	fprintf_text(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
 	launch_wait(l);
 	return err == ENOENT ? 127 : 126;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/text_escape.h"
 #include "../postmortem/core_target.h"
 #include "../util/xalloc.h"
 #include "../walker/stackwalk.h"
@@ -126,9 +127,9 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	if (out)
 		rc = close_output(o, out, o->json ? write_dump_json(&d, out) : write_dump_text(&d, out));
 	for (size_t i = 0; i < d.nwarnings; i++)
-		fprintf(stderr, "v8walk: warning: %s\n", d.warnings[i]);
+		fprintf_text(stderr, "v8walk: warning: %s\n", d.warnings[i]);
 	if (damaged)
-		fprintf(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
+		fprintf_text(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
 				"core (see \"damaged\" in the output)\n", damaged, d.nthreads);
 	if (rc == 0 && (d.nwarnings || damaged))
 		rc = EXIT_WITH_WARNINGS;

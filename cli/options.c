@@ -1,4 +1,5 @@
 /* options.c — option parsing and usage text. */
+#include "../util/text_escape.h"
 #include "options.h"
 
 #include <errno.h>
@@ -107,7 +108,7 @@ static bool check_combinations(const struct options *o)
 	else if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel))
 		err = "--idle needs ptrace mode: eBPF sampling sees only threads that run on a CPU";
 	if (err)
-		fprintf(stderr, "v8walk: %s\n", err);
+		fprintf_text(stderr, "v8walk: %s\n", err);
 	return err == NULL;
 }
 
@@ -156,11 +157,11 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			char *end;
 			long v = strtol(optarg, &end, 0);
 			if (*end || v <= 0 || v > 0x7fffffff) {
-				fprintf(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
+				fprintf_text(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
 				return false;
 			}
 			if (o->npids == MAX_PIDS) {
-				fprintf(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
+				fprintf_text(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
 				return false;
 			}
 			o->pids[o->npids++] = (pid_t)v;
@@ -175,7 +176,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			else if (strcmp(optarg, "auto") == 0)
 				o->sampler = SAMPLER_AUTO;
 			else {
-				fprintf(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
+				fprintf_text(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
 				return false;
 			}
 			break;
@@ -190,14 +191,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case 'o': o->output = optarg; break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
-				fprintf(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
 					optarg);
 				return false;
 			}
 			break;
 		case 'd':
 			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0) {
-				fprintf(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
 					optarg);
 				return false;
 			}
@@ -208,14 +209,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_FULLNAMES: o->full_native_names = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {
-				fprintf(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
+				fprintf_text(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
 				return false;
 			}
 			break;
 		case O_VINFO: o->version_info = true; break;
 		case O_FORCE:
 			if (!v8_version_parse(optarg, &o->force_version)) {
-				fprintf(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
 					optarg);
 				return false;
 			}
@@ -225,7 +226,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 4 || v > 8192) {
-				fprintf(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
+				fprintf_text(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
 				return false;
 			}
 			o->stack_kb = (unsigned)v;
@@ -236,16 +237,16 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case 'h': usage(stdout); *exit_code = 0; return false;
 		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = 0; return false;
 		case ':':
-			fprintf(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
+			fprintf_text(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
 			return false;
 		default:
-			fprintf(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
+			fprintf_text(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
 			return false;
 		}
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
-			fprintf(stderr,
+			fprintf_text(stderr,
 				"v8walk: unexpected argument '%s' (to start a program: v8walk [options] -- "
 				"PROGRAM ARGS...)\n",
 				argv[optind]);
@@ -253,18 +254,18 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		}
 		o->command = &argv[optind];
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
-		fprintf(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
+		fprintf_text(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
 		return false;
 	}
 	if (o->core) {
 		if (o->npids || o->all_node || o->command || o->mode == MODE_DUMP) {
-			fprintf(stderr, "v8walk: --core reads a core file: it goes without --pid and --dump "
+			fprintf_text(stderr, "v8walk: --core reads a core file: it goes without --pid and --dump "
 					"(and without --all-node or a program)\n");
 			return false;
 		}
 		o->mode = MODE_CORE;
 	} else if (o->exe) {
-		fprintf(stderr, "v8walk: --exe goes with --core\n");
+		fprintf_text(stderr, "v8walk: --exe goes with --core\n");
 		return false;
 	}
 	return check_combinations(o);

@@ -1,4 +1,5 @@
 /* summary.c — run statistics for the user (and for benchmarks, which parse this line). */
+#include "../util/text_escape.h"
 #include "summary.h"
 
 #include <stdlib.h>
@@ -35,7 +36,7 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 	free(p);
 	unsigned long errors = st->truncated + st->missed;
 	double total = (double)(st->samples + st->missed);
-	fprintf(out,
+	fprintf_text(out,
 		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
 		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
 		"p99 %.0f us (%.1f reads per sample); max lag %.1f ms; v8walk CPU %.1f%%\n",
@@ -46,7 +47,7 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 		st->samples ? (double)s->live.reads / (double)st->samples : 0.0, (double)st->max_lag_ns / 1e6,
 		secs > 0 ? 100.0 * cpu / secs : 0.0);
 	if (st->behind)
-		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
+		fprintf_text(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
 			     "skewed: try a lower --rate\n",
 			st->behind);
 	if (st->target_exited)
@@ -56,9 +57,9 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 void print_exit_status(FILE *out, const char *who, bool known, int status)
 {
 	if (known && WIFEXITED(status))
-		fprintf(out, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(status));
+		fprintf_text(out, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(status));
 	else if (known && WIFSIGNALED(status))
-		fprintf(out, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(status));
+		fprintf_text(out, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(status));
 	else
-		fprintf(out, "v8walk: %s exited\n", who);
+		fprintf_text(out, "v8walk: %s exited\n", who);
 }

@@ -50,36 +50,36 @@ static void add_escaped(struct strbuf *b, struct strview v)
 static void thread_header(const struct process_dump *d, const struct thread_dump *t, FILE *out)
 {
 	(void)d;
-	fprintf(out, "Thread %d \"%s\"", (int)t->tid, t->name);
+	fprintf_text(out, "Thread %d \"%s\"", (int)t->tid, t->name);
 	if (t->crashed && t->signal && sigabbrev_np(t->signal))
-		fprintf(out, " (crashed: SIG%s, %s)", sigabbrev_np(t->signal), strsignal(t->signal));
+		fprintf_text(out, " (crashed: SIG%s, %s)", sigabbrev_np(t->signal), strsignal(t->signal));
 	else if (t->crashed)
-		fprintf(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
+		fprintf_text(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
 	else if (t->state)
-		fprintf(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
+		fprintf_text(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
 				      t->state == 'D' ? "in uninterruptible wait" : "stopped");
 	if (t->pause_ns)
-		fprintf(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
-	fprintf(out, ":\n");
+		fprintf_text(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
+	fprintf_text(out, ":\n");
 	if (t->damage[0])
-		fprintf(out, "  (damaged: %s)\n", t->damage);
+		fprintf_text(out, "  (damaged: %s)\n", t->damage);
 }
 
 int write_dump_text(const struct process_dump *d, FILE *out)
 {
-	fprintf(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
+	fprintf_text(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
 	for (size_t i = 0; i < d->nwarnings; i++)
-		fprintf(out, "warning: %s\n", d->warnings[i]);
+		fprintf_text(out, "warning: %s\n", d->warnings[i]);
 	struct strbuf b;
 	sb_init(&b);
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct thread_dump *t = &d->threads[i];
-		fprintf(out, "\n");
+		fprintf_text(out, "\n");
 		thread_header(d, t, out);
 		for (int k = 0; k < t->nframes; k++) {
 			const struct frame *f = &t->frames[k];
 			if (f->kind == FK_TRUNCATED) {
-				fprintf(out, "      (the walk stopped here: the rest of the stack is unknown)\n");
+				fprintf_text(out, "      (the walk stopped here: the rest of the stack is unknown)\n");
 				continue;
 			}
 			sb_reset(&b);
@@ -101,9 +101,9 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 				sb_add(&b, " ("), add_escaped(&b, str(d, f->file)), sb_addc(&b, ')');
 			}
 			if (f->pc && f->kind != FK_JS_INLINED)
-				fprintf(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
+				fprintf_text(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
 			else
-				fprintf(out, "  #%-3d %18s %s\n", k, "", b.s);
+				fprintf_text(out, "  #%-3d %18s %s\n", k, "", b.s);
 		}
 	}
 	sb_free(&b);

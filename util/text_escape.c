@@ -1,6 +1,8 @@
 /* text_escape.c — escaping target-controlled bytes for terminals, text files and JSON. */
 #include "text_escape.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -113,4 +115,23 @@ void fput_json_string(FILE *f, const char *s, size_t len)
 	sb_addc(&b, '"');
 	fwrite(b.s, 1, b.len, f);
 	sb_free(&b);
+}
+
+void fprintf_text(FILE *f, const char *fmt, ...)
+{
+	struct strbuf raw, safe;
+	sb_init(&raw);
+	sb_init(&safe);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&raw, fmt, ap);
+	va_end(ap);
+	bool newline = raw.len && raw.s[raw.len - 1] == '\n';
+	sb_add_escaped(&safe, raw.s ? raw.s : "", raw.len - newline);
+	if (newline)
+		sb_addc(&safe, '\n');
+	if (safe.len)
+		fwrite(safe.s, 1, safe.len, f);
+	sb_free(&raw);
+	sb_free(&safe);
 }

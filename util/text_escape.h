@@ -16,6 +16,10 @@ void sb_add_escaped(struct strbuf *out, const char *s, size_t len);
 void sb_add_escaped_str(struct strbuf *out, const char *s);
 /* Write s[0..len) escaped (as sb_add_escaped) to f. */
 void fput_escaped(FILE *f, const char *s, size_t len);
+/* fprintf whose whole output is safe text: formatted, then escaped as sb_add_escaped, except a
+ * final newline. For every line that can hold target-controlled text (diagnostics, warnings, the
+ * summary, --dump and --core text): v8walk's own words are printable and pass unchanged. */
+void fprintf_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s[0..len) as the body of a JSON string (no quotes): ", \ and controls escaped, C1 as
  * \u00XX, invalid UTF-8 as \ufffd. */
 void sb_add_json(struct strbuf *out, const char *s, size_t len);

@@ -1,6 +1,8 @@
 /* test_text.c — counted byte strings end to end: the interner keeps names holding NUL whole and
  * apart, and the escapers turn target-controlled bytes into safe text and valid JSON. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../util/intern.h"
@@ -57,4 +59,15 @@ Test(text, json_escapes_as_json_requires)
 	cr_assert_str_eq(escaped("a\0\"\\\n\x1b", 6, true), "a\\u0000\\\"\\\\\\n\\u001b");
 	cr_assert_str_eq(escaped("\xc2\x9b\xff", 3, true), "\\u009b\\ufffd");
 	cr_assert_str_eq(escaped("✓", strlen("✓"), true), "✓");
+}
+
+Test(text, fprintf_text_escapes_all_but_the_final_newline)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	fprintf_text(f, "v8walk: sampling process %d (%s)\n", 7, "\x1b]0;PWN\x07\x1b[2J\nfake line");
+	fclose(f);
+	cr_assert_str_eq(buf, "v8walk: sampling process 7 (\\x1b]0;PWN\\x07\\x1b[2J\\x0afake line)\n");
+	free(buf);
 }
