@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/safe_open.h"
 #include "../util/xalloc.h"
 
 void addrspace_init(struct addrspace *as, pid_t pid, const char *root)
@@ -95,26 +96,29 @@ void addrspace_substitute(struct addrspace *as, const char *target_path, const c
 
 static struct elf_image *open_live(struct addrspace *as, struct module *mod, const char **err)
 {
-	char path[4352];
-	snprintf(path, sizeof(path), "%s%s", as->root, mod->path);
-	struct stat st;
-	if (stat(path, &st) == 0 && (mod->inode == 0 || st.st_ino == mod->inode))
-		return elf_image_open(path, err);
-	if (as->pid <= 0) { /* a core: there is no process to take the mapped file from */
-		*err = errno == ENOENT ? "no such file on this machine" : "cannot open file";
-		return NULL;
-	}
-	/* replaced or deleted since it was mapped: open the mapped file itself */
+	/* the path as the target sees it, resolved inside its root; the descriptor must be the file
+	 * the maps name (device and inode) */
 	size_t idx = 0;
 	const struct mapping *m = addrspace_next_mapping(as, mod, &idx);
-	if (m) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
-			 (unsigned long)m->start, (unsigned long)m->end);
-		struct elf_image *img = elf_image_open(path, err);
-		if (img)
-			return img;
-	}
-	*err = "file replaced or deleted since it was mapped";
+	struct file_expect ex = {.root = as->root, .ino = mod->inode, .dev = m ? m->dev : 0,
+				 .follow = as->pid <= 0};
+	struct elf_image *img = elf_image_open_as(mod->path, &ex, err);
+	if (!img && as->pid <= 0 && !strcmp(*err, "no such file"))
+		*err = "no such file on this machine";
+	if (img || as->pid <= 0 || !m) /* a core: there is no process to take the mapped file from */
+		return img;
+	/* replaced or deleted since it was mapped: open the mapped file itself (a kernel link to
+	 * exactly that file; the identity is checked again) */
+	char path[128];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
+		 (unsigned long)m->start, (unsigned long)m->end);
+	const char *why = NULL;
+	ex = (struct file_expect){.ino = mod->inode, .dev = m->dev, .follow = true};
+	img = elf_image_open_as(path, &ex, &why);
+	if (img)
+		return img;
+	if (!strcmp(*err, "no such file") || !strcmp(*err, "it is not the file the process mapped (replaced since)"))
+		*err = "file replaced or deleted since it was mapped";
 	return NULL;
 }
 

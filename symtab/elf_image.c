@@ -68,7 +68,8 @@ static bool collect_func(void *vctx, const char *name, uint64_t value, uint64_t 
 	return true;
 }
 
-static struct elf_image *open_plain(const char *path, const char **err);
+static struct elf_image *open_plain(const char *path, const struct file_expect *ex,
+				     const char **err);
 
 /* A stripped library's .symtab may be installed separately, keyed by build-id. */
 static struct elf_image *find_debug_file(const struct elf_image *img)
@@ -79,7 +80,7 @@ static struct elf_image *find_debug_file(const struct elf_image *img)
 	elf_image_build_id_hex(img, hex);
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	const char *err;
-	struct elf_image *dbg = open_plain(path, &err);
+	struct elf_image *dbg = open_plain(path, &(struct file_expect){.follow = true}, &err);
 	if (dbg && (dbg->build_id_len != img->build_id_len ||
 		    memcmp(dbg->build_id, img->build_id, img->build_id_len) != 0)) {
 		elf_image_close(dbg);
@@ -106,16 +107,17 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
-static struct elf_image *open_plain(const char *path, const char **err)
+static struct elf_image *open_plain(const char *path, const struct file_expect *ex, const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = "cannot open file";
-		return NULL;
-	}
+	struct file_expect bounded = *ex;
+	if (!bounded.max_size || bounded.max_size > ELF_IMAGE_MAX_SIZE)
+		bounded.max_size = ELF_IMAGE_MAX_SIZE;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < 64) {
+	int fd = safe_open(path, &bounded, &st, err);
+	if (fd < 0)
+		return NULL;
+	if (st.st_size < 64) {
 		close(fd);
 		*err = "not an ELF file";
 		return NULL;
@@ -162,7 +164,12 @@ static struct elf_image *open_plain(const char *path, const char **err)
 
 struct elf_image *elf_image_open(const char *path, const char **err)
 {
-	struct elf_image *img = open_plain(path, err);
+	return elf_image_open_as(path, &(struct file_expect){.follow = true}, err);
+}
+
+struct elf_image *elf_image_open_as(const char *path, const struct file_expect *ex, const char **err)
+{
+	struct elf_image *img = open_plain(path, ex, err);
 	if (!img)
 		return NULL;
 	img->debug = find_debug_file(img);

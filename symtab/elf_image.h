@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/safe_open.h"
+
+/* No ELF file larger than this is read (node with debug info is well below). */
+#define ELF_IMAGE_MAX_SIZE (4ULL << 30)
+
 struct Elf;
 struct Dwarf_CFI_s;
 
@@ -40,10 +45,14 @@ struct elf_image {
 	struct elf_image *debug; /* separate debug file found by build-id (its .symtab names) */
 };
 
-/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. A stripped
+/* Open and index an ELF file the user named (symlinks followed, not a FIFO or device, size
+ * bounded); on failure returns NULL and sets *err to a static reason. A stripped
  * file's function symbols are completed from /usr/lib/debug/.build-id/xx/yyyy.debug when the
  * distribution's debug package is installed. */
 struct elf_image *elf_image_open(const char *path, const char **err);
+/* The same for a file a target or a core names: opened as *ex says (util/safe_open.h). path is
+ * the target's path, resolved inside ex->root. */
+struct elf_image *elf_image_open_as(const char *path, const struct file_expect *ex, const char **err);
 void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */

@@ -12,6 +12,7 @@
 
 #include "../util/clock.h"
 #include "../util/proc_status.h"
+#include "../util/safe_open.h"
 #include "../util/interval.h"
 #include "../util/xalloc.h"
 
@@ -43,7 +44,9 @@ void perfmap_init(struct perfmap *pm, pid_t pid, struct intern *strings)
 		if (nspid <= 0)
 			nspid = pid;
 	}
-	snprintf(pm->path, sizeof(pm->path), "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
+	/* resolved inside the target's root: no symlink there leads out of it */
+	snprintf(pm->root, sizeof(pm->root), "/proc/%d/root", (int)pid);
+	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%ld.map", nspid);
 	struct stat st;
 	snprintf(v, sizeof(v), "/proc/%d", (int)pid);
 	pm->owner = stat(v, &st) == 0 ? st.st_uid : 0;
@@ -168,16 +171,12 @@ static void sort_entries(struct perfmap *pm)
  * or root. */
 static bool open_map(struct perfmap *pm)
 {
-	int fd = open(pm->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ELOOP)
-			pm->refused = "it is a symbolic link";
-		return false;
-	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		pm->refused = "it is not a regular file";
-		close(fd);
+	const char *why = NULL;
+	int fd = safe_open(pm->path, &(struct file_expect){.root = pm->root}, &st, &why);
+	if (fd < 0) {
+		if (strcmp(why, "no such file") != 0)
+			pm->refused = why;
 		return false;
 	}
 	if (st.st_uid != 0 && st.st_uid != pm->owner) {
@@ -226,8 +225,10 @@ static void refresh(struct perfmap *pm)
 		return;
 	pm->last_check_ns = now;
 	struct stat st;
+	char full[sizeof(pm->root) + sizeof(pm->path)];
+	snprintf(full, sizeof(full), "%s%s", pm->root, pm->path);
 	if (pm->fd >= 0 &&
-	    (stat(pm->path, &st) != 0 || (uint64_t)st.st_ino != pm->ino || (uint64_t)st.st_dev != pm->dev)) {
+	    (stat(full, &st) != 0 || (uint64_t)st.st_ino != pm->ino || (uint64_t)st.st_dev != pm->dev)) {
 		close(pm->fd); /* deleted or replaced: the new file is checked afresh */
 		pm->fd = -1;
 		forget_entries(pm);

@@ -22,7 +22,8 @@ struct perfmap_entry {
 
 struct perfmap {
 	struct intern *strings;
-	char path[128];          /* /proc/PID/root/tmp/perf-NSPID.map ("" = use no file) */
+	char root[32];           /* /proc/PID/root: path is resolved inside it ("" = as is) */
+	char path[128];          /* /tmp/perf-NSPID.map ("" = use no file) */
 	uid_t owner;             /* the target's user */
 	int fd;                  /* -1 until opened */
 	uint64_t dev, ino;       /* of the open file */

@@ -15,6 +15,7 @@
 #include "../../postmortem/core_buildid.h"
 #include "../../postmortem/core_file.h"
 #include "../../postmortem/core_space.h"
+#include "../../postmortem/core_target.h"
 #include "../../postmortem/memsrc_core.h"
 #include "core_builder.h"
 
@@ -334,4 +335,34 @@ Test(core, fifo_as_core_is_refused_without_hanging, .timeout = 10)
 {
 	cr_assert_eq(mkfifo(core_path("fifo"), 0600), 0);
 	open_fails(core_path("fifo"), "is not a regular file");
+}
+
+/* A core whose NT_FILE names `exe` as the executable: core_target_open must refuse it and say why. */
+static void exe_refused(const char *exe, const char *want)
+{
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 6, 0x401234, 0x7ffd0000);
+	const struct cb_file files[] = {{0x400000, 0x402000, 0, exe}};
+	cb_files(&b, files, 1);
+	cb_write(&b, core_path("named"));
+	struct core_target t;
+	struct strbuf msg;
+	sb_init(&msg);
+	struct core_target_opts o = {.core_path = core_path("named")};
+	cr_assert_not(core_target_open(&t, &o, &msg), "a core naming %s is not walked", exe);
+	cr_assert(strstr(msg.s, want), "'%s' does not say '%s'", msg.s, want);
+	sb_free(&msg);
+	cb_free(&b);
+}
+
+Test(core, executable_named_as_a_fifo_is_refused_without_hanging, .timeout = 10)
+{
+	cr_assert_eq(mkfifo(core_path("exe-fifo"), 0600), 0);
+	exe_refused(core_path("exe-fifo"), "it is a FIFO, not a regular file");
+}
+
+Test(core, executable_named_as_dev_zero_is_refused, .timeout = 10)
+{
+	exe_refused("/dev/zero", "it is a device, not a regular file");
 }
