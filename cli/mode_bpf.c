@@ -282,9 +282,12 @@ static void print_bpf_summary(struct bpf_run *r)
 	if (r->too_deep)
 		fprintf_text(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
 				"their outermost frames are missing\n", r->too_deep, V8W_MEM_MAX >> 10);
-	for (size_t i = 0; i < r->procs.n; i++)
+	for (size_t i = 0; i < r->procs.n; i++) {
+		if (r->procs.v[i]->open)
+			print_limits(stderr, r->procs.v[i]->pid, &r->procs.v[i]->pm);
 		if (r->procs.v[i]->state == PROC_EXITED)
 			print_exit(r->procs.v[i], r->procs.n == 1);
+	}
 }
 
 /* Launch mode: a program that never ran node was not sampled; say why. */

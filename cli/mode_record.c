@@ -48,8 +48,10 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	sampler_run(&ss->s);
 	session_detach(ss);
 	int rc = write_profile(o, prof);
-	if (!o->quiet)
+	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
+		print_limits(stderr, ss->tg.pid, &ss->perfmap);
+	}
 	return rc;
 }
 

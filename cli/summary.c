@@ -63,3 +63,11 @@ void print_exit_status(FILE *out, const char *who, bool known, int status)
 	else
 		fprintf_text(out, "v8walk: %s exited\n", who);
 }
+
+void print_limits(FILE *out, pid_t pid, const struct perfmap *pm)
+{
+	if (pm && pm->cut)
+		fprintf_text(out, "v8walk: the perf map of process %d was cut after %llu bytes and %zu "
+			     "lines (v8walk's bound): code named only by its later lines stays "
+			     "unnamed\n", (int)pid, (unsigned long long)pm->parsed, pm->n);
+}
