@@ -282,9 +282,11 @@ static void print_bpf_summary(struct bpf_run *r)
 	if (r->too_deep)
 		fprintf_text(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
 				"their outermost frames are missing\n", r->too_deep, V8W_MEM_MAX >> 10);
+	print_limits(stderr, 0, NULL, NULL, &r->strings);
 	for (size_t i = 0; i < r->procs.n; i++) {
 		if (r->procs.v[i]->open)
-			print_limits(stderr, r->procs.v[i]->pid, &r->procs.v[i]->pm);
+			print_limits(stderr, r->procs.v[i]->pid, &r->procs.v[i]->pm,
+				     &r->procs.v[i]->sw.scripts, NULL);
 		if (r->procs.v[i]->state == PROC_EXITED)
 			print_exit(r->procs.v[i], r->procs.n == 1);
 	}
@@ -441,6 +443,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 		return fail_msg("out of memory");
 	r->o = o;
 	intern_init(&r->strings);
+	intern_set_budget(&r->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
 	bpf_procs_init(&r->procs, &r->strings, o);
 	node_scan_init(&r->scan);

@@ -50,7 +50,7 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	int rc = write_profile(o, prof);
 	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
-		print_limits(stderr, ss->tg.pid, &ss->perfmap);
+		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
 	}
 	return rc;
 }

@@ -64,10 +64,20 @@ void print_exit_status(FILE *out, const char *who, bool known, int status)
 		fprintf_text(out, "v8walk: %s exited\n", who);
 }
 
-void print_limits(FILE *out, pid_t pid, const struct perfmap *pm)
+void print_limits(FILE *out, pid_t pid, const struct perfmap *pm, const struct script_cache *scripts,
+		  const struct intern *strings)
 {
 	if (pm && pm->cut)
 		fprintf_text(out, "v8walk: the perf map of process %d was cut after %llu bytes and %zu "
 			     "lines (v8walk's bound): code named only by its later lines stays "
 			     "unnamed\n", (int)pid, (unsigned long long)pm->parsed, pm->n);
+	if (scripts && (scripts->budget_refusals || scripts->budget_flushes))
+		fprintf_text(out, "v8walk: the line tables of process %d's scripts reached their budget "
+			     "(%zu MiB): %lu positions were left without a line, and the tables were "
+			     "rebuilt %lu times\n", (int)pid, scripts->line_budget >> 20,
+			     scripts->budget_refusals, scripts->budget_flushes);
+	if (strings && strings->refused)
+		fprintf_text(out, "v8walk: the table of names reached its budget (%zu MiB): %lu later "
+			     "names show as \"%s\"\n", strings->max_bytes >> 20, strings->refused,
+			     INTERN_OVERFLOW_NAME);
 }

@@ -61,6 +61,12 @@ uint32_t intern_n(struct intern *t, const char *s, size_t len)
 		i = (i + 1) & mask;
 	}
 	size_t cap = t->cap;
+	size_t cost = len + INTERN_ENTRY_OVERHEAD;
+	if (t->max_bytes && t->bytes + cost > t->max_bytes) {
+		t->refused++;
+		return t->overflow_id;
+	}
+	t->bytes += cost;
 	XGROW(t->strs, t->cap, t->n + 1);
 	XGROW(t->lens, cap, t->n + 1);
 	char *copy = xmalloc(len + 1);
@@ -75,4 +81,12 @@ uint32_t intern_n(struct intern *t, const char *s, size_t len)
 uint32_t intern_str(struct intern *t, const char *s)
 {
 	return intern_n(t, s, strlen(s));
+}
+
+void intern_set_budget(struct intern *t, size_t max_bytes, const char *overflow_name)
+{
+	t->max_bytes = 0;
+	intern_str(t, ""); /* id 0 stays "" (callers read id 0 as "no name") */
+	t->overflow_id = intern_str(t, overflow_name);
+	t->max_bytes = max_bytes;
 }

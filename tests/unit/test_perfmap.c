@@ -264,7 +264,7 @@ Test(perfmap, a_big_map_is_cut_at_its_bounds_and_says_so, .timeout = 60)
 	char *said = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&said, &len);
-	print_limits(out, 4, &pm);
+	print_limits(out, 4, &pm, NULL, NULL);
 	fclose(out);
 	cr_assert(strstr(said, "v8walk: the perf map of process 4 was cut after "), "the summary says so: %s", said);
 	free(said);

@@ -71,3 +71,23 @@ Test(text, fprintf_text_escapes_all_but_the_final_newline)
 	cr_assert_str_eq(buf, "v8walk: sampling process 7 (\\x1b]0;PWN\\x07\\x1b[2J\\x0afake line)\n");
 	free(buf);
 }
+
+Test(text, the_name_table_stays_within_its_budget)
+{
+	struct intern t;
+	intern_init(&t);
+	intern_set_budget(&t, 64 * 1024, INTERN_OVERFLOW_NAME);
+	uint32_t first = intern_str(&t, "kept");
+	char name[64];
+	uint32_t last = 0;
+	for (int i = 0; i < 100000; i++) { /* a target making ever new function names */
+		snprintf(name, sizeof(name), "generated_function_name_%d", i);
+		last = intern_str(&t, name);
+	}
+	cr_assert_leq(t.bytes, 64 * 1024, "%zu bytes held", t.bytes);
+	cr_assert_gt(t.refused, 90000);
+	cr_assert_str_eq(intern_get(&t, last), INTERN_OVERFLOW_NAME);
+	cr_assert_eq(intern_str(&t, "kept"), first, "names already in keep their id");
+	cr_assert_str_eq(intern_get(&t, 0), "", "id 0 is still the empty name");
+	intern_free(&t);
+}
