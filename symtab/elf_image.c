@@ -8,14 +8,13 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../util/xalloc.h"
 #include "elf_notes.h"
 
-enum { SIZELESS_SYM_SPAN = 4096 };
+enum { SIZELESS_SYM_SPAN = 4096, MAX_NOTE_BYTES = 1 << 16 };
 
 static void read_phdrs(struct elf_image *img)
 {
@@ -35,9 +34,12 @@ static void read_phdrs(struct elf_image *img)
 			img->tls_memsz = ph.p_memsz;
 			img->tls_align = ph.p_align;
 		} else if (ph.p_type == PT_NOTE && !img->build_id_len && ph.p_offset <= img->size &&
-			   ph.p_filesz <= img->size - ph.p_offset) {
-			img->build_id_len = elf_notes_build_id(img->data + ph.p_offset, ph.p_filesz,
-								img->build_id, sizeof(img->build_id));
+			   ph.p_filesz <= img->size - ph.p_offset && ph.p_filesz <= MAX_NOTE_BYTES) {
+			uint8_t *notes = xmalloc(ph.p_filesz ? ph.p_filesz : 1);
+			if (elf_image_read_file(img, ph.p_offset, notes, ph.p_filesz) == ph.p_filesz)
+				img->build_id_len = elf_notes_build_id(notes, ph.p_filesz, img->build_id,
+									sizeof(img->build_id));
+			free(notes);
 		}
 	}
 }
@@ -122,25 +124,21 @@ static struct elf_image *open_plain(const char *path, const struct file_expect *
 		*err = "not an ELF file";
 		return NULL;
 	}
-	void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (data == MAP_FAILED) {
-		close(fd);
-		*err = "cannot map file";
-		return NULL;
-	}
-	if (memcmp(data, ELFMAG, SELFMAG) != 0) {
-		munmap(data, (size_t)st.st_size);
+	/* nothing of the file is mapped: the target may truncate it while it is open, and a read
+	 * from a mapping past the new end is SIGBUS. libelf reads what it needs with pread
+	 * (ELF_C_READ) into its own buffers, and so does elf_image_read. */
+	char magic[SELFMAG];
+	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG) != 0) {
 		close(fd);
 		*err = "not an ELF file";
 		return NULL;
 	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
 	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
 	    eh.e_machine != EM_X86_64) {
 		if (elf)
 			elf_end(elf);
-		munmap(data, (size_t)st.st_size);
 		close(fd);
 		*err = "not an x86-64 ELF file";
 		return NULL;
@@ -148,7 +146,6 @@ static struct elf_image *open_plain(const char *path, const struct file_expect *
 	struct elf_image *img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
 	img->fd = fd;
-	img->data = data;
 	img->size = (size_t)st.st_size;
 	img->elf = elf;
 	img->etype = eh.e_type;
@@ -185,7 +182,6 @@ void elf_image_close(struct elf_image *img)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
 	elf_image_close(img->debug);
 	elf_end(img->elf);
-	munmap((void *)img->data, img->size);
 	close(img->fd);
 	free(img->loads);
 	free(img->funcs);
@@ -264,9 +260,9 @@ bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size
 			in_file = (size_t)(l->filesz - rel < len ? l->filesz - rel : len);
 		if (in_file) {
 			if (l->offset > img->size || rel > img->size - l->offset ||
-			    in_file > img->size - l->offset - rel)
-				return false;
-			memcpy(buf, img->data + l->offset + rel, in_file);
+			    in_file > img->size - l->offset - rel ||
+			    elf_image_read_file(img, l->offset + rel, buf, in_file) != in_file)
+				return false; /* outside the file, or the file shrank since it was opened */
 		}
 		if (len > in_file)
 			memset((char *)buf + in_file, 0, len - in_file);
@@ -279,10 +275,14 @@ size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf,
 {
 	if (off >= img->size)
 		return 0;
-	size_t n = img->size - off < len ? (size_t)(img->size - off) : len;
-	if (n)
-		memcpy(buf, img->data + off, n);
-	return n;
+	size_t n = img->size - off < len ? (size_t)(img->size - off) : len, done = 0;
+	while (done < n) {
+		ssize_t got = pread(img->fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (got <= 0)
+			break; /* the file shrank (or an I/O error): what was read */
+		done += (size_t)got;
+	}
+	return done;
 }
 
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
@@ -368,8 +368,12 @@ const uint8_t *elf_image_section(const struct elf_image *img, const char *name, 
 			continue;
 		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
 			return NULL;
-		*size = sh.sh_size;
-		return img->data + sh.sh_offset;
+		/* libelf's own copy (read with pread; kept until the image is closed) */
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
 	}
 	return NULL;
 }

@@ -27,9 +27,8 @@ struct elf_sym {
 
 struct elf_image {
 	char *path;
-	int fd;
-	const uint8_t *data; /* the whole file, mapped read-only */
-	size_t size;
+	int fd;              /* read with pread; nothing is mapped (a truncated file is no SIGBUS) */
+	size_t size;         /* at open */
 	struct Elf *elf;
 	uint16_t etype;
 	struct elf_load *loads;
@@ -71,7 +70,8 @@ void elf_image_foreach_sym(const struct elf_image *img, elf_sym_cb cb, void *ctx
 /* Find one symbol by exact name (either table); returns false when absent. */
 bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t *value,
 			uint64_t *size);
-/* The bytes of a section in the file (NULL when absent or NOBITS). */
+/* The bytes of a section in the file (NULL when absent, NOBITS, or no longer readable), read once
+ * and kept until the image is closed. */
 const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);

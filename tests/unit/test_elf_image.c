@@ -92,3 +92,51 @@ Test(elf_image, zero_sized_segment_with_huge_offset)
 	elf_image_close(img);
 	cb_free(&b);
 }
+
+struct count_ctx {
+	size_t n, bytes;
+};
+
+static bool count_sym(void *vctx, const char *name, uint64_t value, uint64_t size, int type, int shndx)
+{
+	struct count_ctx *c = vctx;
+	(void)value, (void)size, (void)type, (void)shndx;
+	c->n++;
+	c->bytes += strlen(name);
+	return true;
+}
+
+/* The target owns its library files: it may truncate one v8walk has open. Reads then fail (or
+ * answer from what was already read); v8walk never dies of SIGBUS. */
+Test(elf_image, a_library_truncated_while_open_is_survived)
+{
+	char self[256];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	cr_assert_gt(n, 0);
+	self[n] = 0;
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "cp %s %s", self, path);
+	cr_assert_eq(system(cmd), 0);
+	const char *err = NULL;
+	struct elf_image *img = elf_image_open(path, &err);
+	cr_assert_not_null(img, "%s", err ? err : "");
+	cr_assert_gt(img->nfuncs, 100);
+	const struct elf_sym *fn = elf_image_func_at(img, img->funcs[img->nfuncs / 2].addr);
+	cr_assert_not_null(fn);
+	uint64_t text = fn->addr;
+	uint8_t before[64], after[64];
+	cr_assert(elf_image_read(img, text, before, sizeof(before)));
+	cr_assert_eq(truncate(path, 4096), 0, "the file is cut to its first page");
+	/* everything below touched the file's pages through a mapping before */
+	bool ok = elf_image_read(img, text, after, sizeof(after));
+	cr_assert(!ok || memcmp(before, after, sizeof(after)) == 0, "a read answers right or fails");
+	uint8_t buf[64];
+	cr_assert_eq(elf_image_read_file(img, 1 << 20, buf, sizeof(buf)), 0, "nothing past the new end");
+	struct count_ctx c = {0};
+	elf_image_foreach_sym(img, count_sym, &c); /* symbol names stay readable or are gone */
+	cr_assert(fn->name && strlen(fn->name) > 0);
+	elf_image_cfi(img);
+	size_t size = 0;
+	elf_image_section(img, ".rodata", &size);
+	elf_image_close(img);
+}
