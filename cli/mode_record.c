@@ -152,7 +152,9 @@ static int record_launch(const struct options *o)
 	struct strbuf why;
 	sb_init(&why);
 	struct launch l;
-	if (!launch_prepare(&l, o->command, &why)) {
+	struct launch_as as;
+	if (!launch_as_for(&as, &o->given_sigmask, o->keep_root, &why) ||
+	    !launch_prepare(&l, o->command, &as, &why)) {
 		int rc = fail_msg(why.s);
 		sb_free(&why);
 		return rc;

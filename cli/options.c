@@ -58,6 +58,8 @@ static void usage(FILE *f)
 		"                           (e.g. the target is already traced) or several\n"
 		"                           processes are sampled\n"
 		"      --kernel             also show kernel frames (eBPF), tagged _[k] in --raw\n"
+		"      --keep-root          launch mode under sudo: run the program as root (default: as\n"
+		"                           the user who ran sudo, SUDO_UID/SUDO_GID and their groups)\n"
 		"\n"
 		"diagnostics:\n"
 		"      --version-info       print what v8walk detects in the target and exit\n"
@@ -115,7 +117,7 @@ static bool check_combinations(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -138,12 +140,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
+	    {"keep-root", no_argument, NULL, O_KEEPROOT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));
+	sigprocmask(SIG_BLOCK, NULL, &o->given_sigmask); /* before v8walk blocks anything */
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
@@ -182,6 +186,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
+		case O_KEEPROOT: o->keep_root = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
 		case O_TEXT: o->format = OUT_TREE; o->format_set = true; break;
