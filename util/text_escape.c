@@ -45,24 +45,47 @@ static int is_control(uint32_t cp)
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
 }
 
-void sb_add_escaped(struct strbuf *out, const char *s, size_t len)
+/* One character (n bytes at s, code point cp) as JSON writes it. */
+static void add_json_char(struct strbuf *out, const char *s, size_t n, uint32_t cp)
+{
+	if (cp == '"' || cp == '\\')
+		sb_printf(out, "\\%c", (char)cp);
+	else if (cp == '\n')
+		sb_add(out, "\\n");
+	else if (cp == '\t')
+		sb_add(out, "\\t");
+	else if (is_control(cp))
+		sb_printf(out, "\\u%04x", (unsigned)cp);
+	else
+		sb_addn(out, s, n);
+}
+
+/* The one walk over the bytes for both forms: valid UTF-8 a character at a time, an invalid
+ * byte alone. */
+static void add_escaped_as(struct strbuf *out, const char *s, size_t len, bool json)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < len) {
 		uint32_t cp;
 		size_t n = utf8_seq(p + i, len - i, &cp);
-		if (n && !is_control(cp)) {
+		size_t bytes = n ? n : 1; /* a character, or one invalid byte */
+		if (json && n)
+			add_json_char(out, s + i, n, cp);
+		else if (json)
+			sb_add(out, "\\ufffd");
+		else if (n && !is_control(cp))
 			sb_addn(out, s + i, n);
-			i += n;
-			continue;
-		}
-		if (!n)
-			n = 1; /* one invalid byte at a time */
-		for (size_t k = 0; k < n; k++)
-			sb_printf(out, "\\x%02x", p[i + k]);
-		i += n;
+		else /* a control character or an invalid byte: visible, byte by byte */
+			for (size_t k = 0; k < bytes; k++)
+				sb_printf(out, "\\x%02x", p[i + k]);
+		i += bytes;
 	}
+}
+
+void sb_add_escaped(struct strbuf *out, const char *s, size_t len)
+{
+	add_escaped_as(out, s, len, false);
 }
 
 void sb_add_escaped_str(struct strbuf *out, const char *s)
@@ -82,28 +105,7 @@ void fput_escaped(FILE *f, const char *s, size_t len)
 
 void sb_add_json(struct strbuf *out, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < len) {
-		uint32_t cp;
-		size_t n = utf8_seq(p + i, len - i, &cp);
-		if (!n) {
-			sb_add(out, "\\ufffd");
-			i++;
-			continue;
-		}
-		if (cp == '"' || cp == '\\')
-			sb_printf(out, "\\%c", (char)cp);
-		else if (cp == '\n')
-			sb_add(out, "\\n");
-		else if (cp == '\t')
-			sb_add(out, "\\t");
-		else if (is_control(cp))
-			sb_printf(out, "\\u%04x", (unsigned)cp);
-		else
-			sb_addn(out, s + i, n);
-		i += n;
-	}
+	add_escaped_as(out, s, len, true);
 }
 
 void fput_json_string(FILE *f, const char *s, size_t len)
