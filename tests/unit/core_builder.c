@@ -142,7 +142,8 @@ size_t cb_write(struct core_builder *b, const char *path)
 		fwrite(&l, sizeof(l), 1, f);
 		off += (b->loads[i].filesz + 4095) & ~4095ULL;
 	}
-	fwrite(b->notes, 1, b->nnotes, f);
+	if (b->nnotes)
+		fwrite(b->notes, 1, b->nnotes, f);
 	for (size_t i = 0; i < b->nloads; i++) {
 		fseek(f, (long)offs[i], SEEK_SET);
 		fwrite(b->loads[i].data, 1, b->loads[i].filesz, f);
