@@ -17,6 +17,9 @@
 #include "../../postmortem/core_file.h"
 #include "../../postmortem/core_space.h"
 #include "../../postmortem/core_target.h"
+#include "../../cli/modes.h"
+#include "../../cli/options.h"
+#include <criterion/redirect.h>
 #include "../../postmortem/memsrc_core.h"
 #include "core_builder.h"
 
@@ -413,4 +416,58 @@ Test(core, hundred_thousand_mapped_files_index_in_n_log_n, .timeout = 60)
 	cr_assert_lt(secs, 5.0, "indexing %d mapped files took %.2f s", N, secs);
 	addrspace_free(&as);
 	core_file_close(&cf);
+}
+
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int c;
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 1 >= cap)
+			buf = realloc(buf, cap = cap ? 2 * cap : 4096);
+		buf[n++] = (char)c;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[n] = 0;
+	return buf;
+}
+
+static void no_raw_controls(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cr_assert(*p >= 0x20 || *p == '\n', "%s holds a raw control byte 0x%02x: %s", what, *p, s);
+}
+
+/* --core text: the process name (pr_fname), the core's path and the mapped files' paths come from
+ * the core; none reaches the terminal raw. */
+Test(core, core_text_escapes_what_the_core_names, .init = cr_redirect_stdout)
+{
+	cr_redirect_stderr();
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 11, 0x401234, 0x7ffd0000);
+	cb_psinfo(&b, 100, "\x1b]0;PWN\x07");
+	char lib[96];
+	snprintf(lib, sizeof(lib), "%s/lib\x1b[2Jevil.so", dir);
+	const struct cb_file files[] = {{0x400000, 0x402000, 0, self}, {0x7f0000000000, 0x7f0000001000, 0, lib}};
+	cb_files(&b, files, 2);
+	const char *path = core_path("core\x1b[31m");
+	cb_write(&b, path);
+	struct options o;
+	memset(&o, 0, sizeof(o));
+	o.mode = MODE_CORE;
+	o.core = path;
+	mode_core(&o);
+	fflush(stdout);
+	fflush(stderr);
+	char *out = slurp(cr_get_redirected_stdout()), *err = slurp(cr_get_redirected_stderr());
+	no_raw_controls("stdout", out);
+	no_raw_controls("stderr", err);
+	cr_assert(strstr(out, "(\\x1b]0;PWN\\x07)"), "the process name, escaped: %s", out);
+	cr_assert(strstr(out, "core\\x1b[31m"), "the core's path, escaped: %s", out);
+	free(out);
+	free(err);
+	cb_free(&b);
 }
