@@ -1,5 +1,6 @@
 /* bpf_sampler.c — loading the eBPF sampler through its skeleton, one cpu-clock perf event per
  * CPU, the target filter map and the ring buffer. */
+#include "../util/text_escape.h"
 #include "bpf_sampler.h"
 
 #include <errno.h>

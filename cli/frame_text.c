@@ -1,27 +1,25 @@
 /* frame_text.c — frame formatting shared by the writers. */
 #include "frame_text.h"
 
-void append_sanitized(struct strbuf *out, const char *s)
+#include "../util/text_escape.h"
+
+void append_sanitized(struct strbuf *out, const char *s, size_t len)
 {
-	for (; *s; s++) {
-		char c = *s;
-		if (c == ';')
-			c = ':';
-		else if ((unsigned char)c < 0x20 || c == 0x7f)
-			c = ' ';
-		sb_addc(out, c);
-	}
+	size_t mark = out->len;
+	sb_add_escaped(out, s, len);
+	for (size_t i = mark; i < out->len; i++)
+		if (out->s[i] == ';')
+			out->s[i] = ':';
 }
 
 void frame_text(const struct intern *strings, const struct frame *f, bool annotate,
 		struct strbuf *out)
 {
-	append_sanitized(out, intern_get(strings, f->name));
+	append_sanitized(out, intern_get(strings, f->name), intern_len(strings, f->name));
 	if (f->kind == FK_JS || f->kind == FK_JS_INLINED) {
-		const char *file = f->file ? intern_get(strings, f->file) : "";
-		if (*file) {
+		if (f->file && intern_len(strings, f->file)) {
 			sb_add(out, " (");
-			append_sanitized(out, file);
+			append_sanitized(out, intern_get(strings, f->file), intern_len(strings, f->file));
 			if (f->line > 0)
 				sb_printf(out, ":%d", f->line);
 			sb_addc(out, ')');

@@ -1,6 +1,6 @@
 /* frame_text.h — how a frame is written: `NAME (FILE:LINE)` for JavaScript (with `_[j]`/`_[i]` in
  * folded output), the bare name for native code and builtins; names are made safe for one-line
- * formats (no `;`, newline or tab). */
+ * formats (no `;`; controls and invalid UTF-8 as visible \xHH escapes). */
 #ifndef V8WALK_FRAME_TEXT_H
 #define V8WALK_FRAME_TEXT_H
 
@@ -13,7 +13,8 @@
 /* Append a frame's text. `annotate` adds the folded-format suffixes (_[j], _[i], _[k]). */
 void frame_text(const struct intern *strings, const struct frame *f, bool annotate,
 		struct strbuf *out);
-/* Append s with ';' → ':' and control characters → ' ' (folded-stack safety). */
-void append_sanitized(struct strbuf *out, const char *s);
+/* Append the counted bytes s[0..len) escaped (util/text_escape.h) with ';' → ':' (folded-stack
+ * safety). */
+void append_sanitized(struct strbuf *out, const char *s, size_t len);
 
 #endif

@@ -1,17 +1,64 @@
 /* launch.c — starting the program of launch mode, held before its execve. */
+#include "../util/text_escape.h"
 #include "launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* In the child: wait for the go byte, then execve; only async-signal-safe calls. */
-static void __attribute__((noreturn)) child(int go, int err, char *const argv[])
+static bool parse_id(const char *s, unsigned long *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end && *out < 0xffffffffUL;
+}
+
+bool launch_as_for(struct launch_as *as, const sigset_t *given_mask, bool keep_root,
+		   struct strbuf *why)
+{
+	memset(as, 0, sizeof(*as));
+	as->sigmask = *given_mask;
+	const char *su = getenv("SUDO_UID");
+	if (keep_root || geteuid() != 0 || !su)
+		return true;
+	unsigned long uid, gid;
+	if (!parse_id(su, &uid) || !parse_id(getenv("SUDO_GID"), &gid)) {
+		sb_printf(why, "SUDO_UID/SUDO_GID do not hold user and group ids; run the program as "
+			       "root with --keep-root, or unset SUDO_UID");
+		return false;
+	}
+	if (uid == 0)
+		return true; /* root ran sudo: nothing to drop */
+	as->drop = true;
+	as->uid = (uid_t)uid;
+	as->gid = (gid_t)gid;
+	/* initgroups' list, computed here: the child may only make async-signal-safe calls */
+	const char *user = getenv("SUDO_USER");
+	struct passwd *pw = user ? getpwnam(user) : NULL;
+	as->ngroups = (int)(sizeof(as->groups) / sizeof(as->groups[0]));
+	if (!pw || pw->pw_uid != as->uid ||
+	    getgrouplist(user, as->gid, as->groups, &as->ngroups) < 0) {
+		as->groups[0] = as->gid; /* unknown user (or too many groups): its primary group only */
+		as->ngroups = 1;
+	}
+	return true;
+}
+
+/* In the child: wait for the go byte, take the identity and signal mask the program gets, then
+ * execve; only async-signal-safe calls. */
+static void __attribute__((noreturn)) child(int go, int err, char *const argv[],
+					     const struct launch_as *as)
 {
 	/* undo v8walk's 1 ns timer slack: the program gets the default */
 	prctl(PR_SET_TIMERSLACK, 0UL, 0, 0, 0);
@@ -22,14 +69,22 @@ static void __attribute__((noreturn)) child(int go, int err, char *const argv[])
 	while (r < 0 && errno == EINTR);
 	if (r != 1)
 		_exit(EXIT_NOT_FOUND); /* v8walk gave up (or died): never run the program */
-	execvp(argv[0], argv);
-	int e = errno;
+	int e = 0;
+	if (as->drop && (setgroups((size_t)as->ngroups, as->groups) != 0 || setgid(as->gid) != 0 ||
+			 setuid(as->uid) != 0))
+		e = errno;
+	if (!e) {
+		sigprocmask(SIG_SETMASK, &as->sigmask, NULL);
+		execvp(argv[0], argv);
+		e = errno;
+	}
 	ssize_t w = write(err, &e, sizeof(e));
 	(void)w;
 	_exit(EXIT_NOT_FOUND);
 }
 
-bool launch_prepare(struct launch *l, char *const argv[], struct strbuf *why)
+bool launch_prepare(struct launch *l, char *const argv[], const struct launch_as *as,
+		    struct strbuf *why)
 {
 	int go[2], err[2];
 	memset(l, 0, sizeof(*l));
@@ -54,7 +109,7 @@ bool launch_prepare(struct launch *l, char *const argv[], struct strbuf *why)
 	if (pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], argv);
+		child(go[0], err[1], argv, as);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -104,7 +159,7 @@ void launch_abort(struct launch *l)
 
 int launch_failed(struct launch *l, int err)
 {
-	fprintf(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
+	fprintf_text(stderr, "v8walk: cannot run %s: %s\n", l->program, strerror(err));
 	launch_wait(l);
 	return err == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }

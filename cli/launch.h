@@ -6,11 +6,22 @@
 #ifndef V8WALK_LAUNCH_H
 #define V8WALK_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "../util/strbuf.h"
 #include "exit_codes.h"
+
+/* Who the program runs as, and with which signal mask. */
+struct launch_as {
+	sigset_t sigmask;    /* the mask v8walk itself was given (not the one it samples with) */
+	bool drop;           /* run as uid/gid with groups (v8walk runs under sudo as root) */
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[256];
+	int ngroups;
+};
 
 struct launch {
 	pid_t pid;
@@ -19,8 +30,15 @@ struct launch {
 	const char *program;
 };
 
-/* Fork and hold; false with the reason in *why. */
-bool launch_prepare(struct launch *l, char *const argv[], struct strbuf *why);
+/* Under sudo (root, SUDO_UID/SUDO_GID set, not keep_root) the program runs as the user who ran
+ * sudo, with that user's groups (as py-spy does): *as says so. false with the reason in *why when
+ * the SUDO_* variables are malformed. given_mask: the mask v8walk was started with. */
+bool launch_as_for(struct launch_as *as, const sigset_t *given_mask, bool keep_root,
+		   struct strbuf *why);
+/* Fork and hold; false with the reason in *why. The child takes *as's identity and signal mask
+ * just before its execve. */
+bool launch_prepare(struct launch *l, char *const argv[], const struct launch_as *as,
+		    struct strbuf *why);
 /* Let it execve. Returns 0 when the program started, else the errno of execve (the child then
  * exits with 127, and the caller reaps it). */
 int launch_release(struct launch *l);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/text_escape.h"
 #include "../bpf/bpf_sampler.h"
 #include "../symtab/kallsyms.h"
 #include "../util/clock.h"
@@ -198,7 +199,7 @@ static void add_node_processes(struct bpf_run *r)
 		if (bpf_procs_add(&r->procs, pids[i], &why))
 			bpf_sampler_add_target(r->bs, pids[i]);
 		else if (!r->o->quiet)
-			fprintf(stderr, "v8walk: skipping %s\n", why.s);
+			fprintf_text(stderr, "v8walk: skipping %s\n", why.s);
 		sb_free(&why);
 	}
 }
@@ -267,7 +268,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	for (size_t i = 0; i < r->procs.n; i++)
 		sampled += r->procs.v[i]->label != 0;
 	double total = (double)(r->samples + lost);
-	fprintf(stderr,
+	fprintf_text(stderr,
 		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
 		"with JS frames; errors %lu (%.1f%%: %lu truncated, %lu lost); max lag %.1f ms; "
 		"v8walk CPU %.1f%%\n",
@@ -276,14 +277,19 @@ static void print_bpf_summary(struct bpf_run *r)
 		r->truncated, (unsigned long)lost, (double)r->max_lag_ns / 1e6,
 		secs > 0.1 ? 100.0 * cpu / secs : 0.0);
 	if (lost)
-		fprintf(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
+		fprintf_text(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
 				"lower --rate\n", (unsigned long)lost);
 	if (r->too_deep)
-		fprintf(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
+		fprintf_text(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
 				"their outermost frames are missing\n", r->too_deep, V8W_MEM_MAX >> 10);
-	for (size_t i = 0; i < r->procs.n; i++)
+	print_limits(stderr, 0, NULL, NULL, &r->strings);
+	for (size_t i = 0; i < r->procs.n; i++) {
+		if (r->procs.v[i]->open)
+			print_limits(stderr, r->procs.v[i]->pid, &r->procs.v[i]->pm,
+				     &r->procs.v[i]->sw.scripts, NULL);
 		if (r->procs.v[i]->state == PROC_EXITED)
 			print_exit(r->procs.v[i], r->procs.n == 1);
+	}
 }
 
 /* Launch mode: a program that never ran node was not sampled; say why. */
@@ -292,7 +298,7 @@ static void report_never_node(const struct bpf_run *r)
 	pid_t pid = r->launched.pid > 0 ? r->launched.pid : -r->launched.pid;
 	const struct bpf_proc *p = bpf_procs_find(&r->procs, pid);
 	if (p && !p->open && p->samples == 0 && p->why_not[0])
-		fprintf(stderr, "v8walk: %s never ran node, so nothing was sampled: %s\n",
+		fprintf_text(stderr, "v8walk: %s never ran node, so nothing was sampled: %s\n",
 			r->o->command[0], p->why_not);
 }
 
@@ -319,7 +325,7 @@ static bool sample_given_processes(struct bpf_run *r)
 	for (size_t i = 0; i < r->procs.n; i++) {
 		int err = bpf_sampler_add_target(r->bs, r->procs.v[i]->pid);
 		if (err) {
-			fprintf(stderr, "v8walk: cannot add process %d to the eBPF sampler: %s\n",
+			fprintf_text(stderr, "v8walk: cannot add process %d to the eBPF sampler: %s\n",
 				(int)r->procs.v[i]->pid, strerror(-err));
 			return false;
 		}
@@ -333,21 +339,21 @@ static void announce(const struct bpf_run *r)
 	if (o->quiet)
 		return;
 	if (o->all_node)
-		fprintf(stderr, "v8walk: sampling every node process (%zu now) with eBPF at %g Hz; "
+		fprintf_text(stderr, "v8walk: sampling every node process (%zu now) with eBPF at %g Hz; "
 				"Ctrl-C to stop\n", r->procs.n, o->rate_hz);
 	else if (o->command)
-		fprintf(stderr, "v8walk: started %s (process %d); sampling it with eBPF at %g Hz until "
+		fprintf_text(stderr, "v8walk: started %s (process %d); sampling it with eBPF at %g Hz until "
 				"it exits\n", o->command[0], (int)r->launched.pid, o->rate_hz);
 	else if (r->procs.n == 1) {
 		struct strbuf d;
 		sb_init(&d);
 		v8_runtime_describe(&r->procs.v[0]->tg.rt, &d);
-		fprintf(stderr, "v8walk: sampling process %d (%s) with eBPF at %g Hz%s; Ctrl-C to stop\n",
+		fprintf_text(stderr, "v8walk: sampling process %d (%s) with eBPF at %g Hz%s; Ctrl-C to stop\n",
 			(int)r->procs.v[0]->pid, d.s, o->rate_hz,
 			o->duration_s > 0 ? "" : " until interrupted");
 		sb_free(&d);
 	} else
-		fprintf(stderr, "v8walk: sampling %zu processes with eBPF at %g Hz; Ctrl-C to stop\n",
+		fprintf_text(stderr, "v8walk: sampling %zu processes with eBPF at %g Hz; Ctrl-C to stop\n",
 			r->procs.n, o->rate_hz);
 }
 
@@ -364,7 +370,7 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	r->bs = bpf_sampler_open(&cfg, on_record, r, &fail);
 	if (r->bs) {
 		if (ptrace_refusal)
-			fprintf(stderr, "v8walk: %s; sampling with eBPF instead\n", ptrace_refusal);
+			fprintf_text(stderr, "v8walk: %s; sampling with eBPF instead\n", ptrace_refusal);
 		return true;
 	}
 	struct strbuf why;
@@ -401,7 +407,9 @@ static bool start_launch(struct bpf_run *r, int *code)
 {
 	struct strbuf why;
 	sb_init(&why);
-	bool ok = launch_prepare(&r->launched, r->o->command, &why);
+	struct launch_as as;
+	bool ok = launch_as_for(&as, &r->o->given_sigmask, r->o->keep_root, &why) &&
+		  launch_prepare(&r->launched, r->o->command, &as, &why);
 	if (!ok) {
 		*code = fail_msg(why.s);
 		sb_free(&why);
@@ -437,6 +445,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 		return fail_msg("out of memory");
 	r->o = o;
 	intern_init(&r->strings);
+	intern_set_budget(&r->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
 	struct target_opts to = target_opts_of(o);
 	bpf_procs_init(&r->procs, &r->strings, &to);
@@ -448,7 +457,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	if (!open_given_processes(r) || !start_sampler(r, ptrace_refusal))
 		goto out;
 	if (o->kernel && !(r->have_ksyms = kallsyms_load(&r->ksyms, "/proc/kallsyms")))
-		fprintf(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "
+		fprintf_text(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "
 				"addresses (kernel.kptr_restrict)\n");
 	if (o->command) {
 		if (!start_launch(r, &code))

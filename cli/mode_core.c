@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/text_escape.h"
+#include "summary.h"
 #include "../postmortem/core_target.h"
 #include "../util/xalloc.h"
 #include "../walker/stackwalk.h"
@@ -108,6 +110,7 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	struct core_walk *w = xcalloc(1, sizeof(*w));
 	w->ct = ct;
 	intern_init(&w->strings);
+	intern_set_budget(&w->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	stackwalk_init(&w->sw, &ct->as, ct->have_rt ? &ct->rt : NULL, &w->strings,
 		       o->full_native_names);
 	struct process_dump d;
@@ -124,10 +127,11 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	if (out)
 		rc = close_output(o, out, o->json ? write_dump_json(&d, out) : write_dump_text(&d, out));
 	for (size_t i = 0; i < d.nwarnings; i++)
-		fprintf(stderr, "v8walk: warning: %s\n", d.warnings[i]);
+		fprintf_text(stderr, "v8walk: warning: %s\n", d.warnings[i]);
 	if (damaged)
-		fprintf(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
+		fprintf_text(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
 				"core (see \"damaged\" in the output)\n", damaged, d.nthreads);
+	print_limits(stderr, ct->cf.pid, NULL, &w->sw.scripts, &w->strings);
 	if (rc == 0 && (d.nwarnings || damaged))
 		rc = EXIT_DAMAGED_INPUT;
 	process_dump_free(&d);

@@ -2,6 +2,7 @@
  * walk its stack, then print every thread's mixed stack (text or JSON). */
 #include <stdio.h>
 
+#include "../util/text_escape.h"
 #include "dump.h"
 #include "modes.h"
 #include "session.h"
@@ -51,7 +52,7 @@ int mode_dump(const struct options *o)
 		if (out)
 			rc = close_output(o, out, o->json ? write_dump_json(&d, out) : write_dump_text(&d, out));
 		if (!o->quiet)
-			fprintf(stderr,
+			fprintf_text(stderr,
 				"v8walk: %zu threads; each paused only while its stack was copied and "
 				"walked: %.0f us in all\n",
 				d.nthreads, (double)d.total_pause_ns / 1e3);

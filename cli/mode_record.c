@@ -8,6 +8,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
+#include "../util/text_escape.h"
 #include "diagnose.h"
 #include "launch.h"
 #include "launch_trace.h"
@@ -32,10 +33,10 @@ static void announce(const struct options *o, const struct live_session *ss, pid
 	sb_init(&d);
 	v8_runtime_describe(&ss->tg.rt, &d);
 	if (o->command)
-		fprintf(stderr, "v8walk: started %s (process %d, %s); sampling it at %g Hz until it "
+		fprintf_text(stderr, "v8walk: started %s (process %d, %s); sampling it at %g Hz until it "
 				"exits\n", o->command[0], (int)pid, d.s, o->rate_hz);
 	else
-		fprintf(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; Ctrl-C to stop\n",
+		fprintf_text(stderr, "v8walk: sampling process %d (%s) at %g Hz%s; Ctrl-C to stop\n",
 			(int)pid, d.s, o->rate_hz, o->duration_s > 0 ? "" : " until interrupted");
 	sb_free(&d);
 }
@@ -47,8 +48,10 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	sampler_run(&ss->s);
 	session_detach(ss);
 	int rc = write_profile(o, prof);
-	if (!o->quiet)
+	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
+		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
+	}
 	return rc;
 }
 
@@ -112,7 +115,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	bool node = launch_trace_until_node(l->pid, &ns, &code);
 	node_scan_free(&ns);
 	if (!node) {
-		fprintf(stderr, "v8walk: %s never ran node (no V8 was ever mapped), so nothing was "
+		fprintf_text(stderr, "v8walk: %s never ran node (no V8 was ever mapped), so nothing was "
 				"sampled\n", l->program);
 		return code;
 	}
@@ -126,7 +129,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, add_sample, &prof, &why)) {
 		/* node, but not one v8walk can read: it runs on, untraced */
-		fprintf(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
+		fprintf_text(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
 		sb_free(&why);
 		ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
 		return launch_wait(l);
@@ -149,7 +152,9 @@ static int record_launch(const struct options *o)
 	struct strbuf why;
 	sb_init(&why);
 	struct launch l;
-	if (!launch_prepare(&l, o->command, &why)) {
+	struct launch_as as;
+	if (!launch_as_for(&as, &o->given_sigmask, o->keep_root, &why) ||
+	    !launch_prepare(&l, o->command, &as, &why)) {
 		int rc = fail_msg(why.s);
 		sb_free(&why);
 		return rc;

@@ -1,4 +1,5 @@
 /* options.c — option parsing and usage text. */
+#include "../util/text_escape.h"
 #include "options.h"
 
 #include <errno.h>
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 		"                           (e.g. the target is already traced) or several\n"
 		"                           processes are sampled\n"
 		"      --kernel             also show kernel frames (eBPF), tagged _[k] in --raw\n"
+		"      --keep-root          launch mode under sudo: run the program as root (default: as\n"
+		"                           the user who ran sudo, SUDO_UID/SUDO_GID and their groups)\n"
 		"\n"
 		"diagnostics:\n"
 		"      --version-info       print what v8walk detects in the target and exit\n"
@@ -128,7 +131,7 @@ const char *options_conflict(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -151,12 +154,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
+	    {"keep-root", no_argument, NULL, O_KEEPROOT},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof(*o));
+	sigprocmask(SIG_BLOCK, NULL, &o->given_sigmask); /* before v8walk blocks anything */
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
@@ -170,11 +175,11 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			char *end;
 			long v = strtol(optarg, &end, 0);
 			if (*end || v <= 0 || v > 0x7fffffff) {
-				fprintf(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
+				fprintf_text(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
 				return false;
 			}
 			if (o->npids == MAX_PIDS) {
-				fprintf(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
+				fprintf_text(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
 				return false;
 			}
 			o->pids[o->npids++] = (pid_t)v;
@@ -189,12 +194,13 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			else if (strcmp(optarg, "auto") == 0)
 				o->sampler = SAMPLER_AUTO;
 			else {
-				fprintf(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
+				fprintf_text(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
 				return false;
 			}
 			break;
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
+		case O_KEEPROOT: o->keep_root = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
 		case O_TEXT: o->format = OUT_TREE; o->format_set = true; break;
@@ -204,14 +210,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case 'o': o->output = optarg; break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
-				fprintf(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
 					optarg);
 				return false;
 			}
 			break;
 		case 'd':
 			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0) {
-				fprintf(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
 					optarg);
 				return false;
 			}
@@ -222,14 +228,14 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_FULLNAMES: o->full_native_names = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {
-				fprintf(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
+				fprintf_text(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
 				return false;
 			}
 			break;
 		case O_VINFO: o->version_info = true; break;
 		case O_FORCE:
 			if (!v8_version_parse(optarg, &o->force_version)) {
-				fprintf(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
+				fprintf_text(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
 					optarg);
 				return false;
 			}
@@ -239,7 +245,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (*end || v < 4 || v > 8192) {
-				fprintf(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
+				fprintf_text(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
 				return false;
 			}
 			o->stack_kb = (unsigned)v;
@@ -250,16 +256,16 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
 		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = EXIT_OK; return false;
 		case ':':
-			fprintf(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
+			fprintf_text(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
 			return false;
 		default:
-			fprintf(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
+			fprintf_text(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
 			return false;
 		}
 	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0) {
-			fprintf(stderr,
+			fprintf_text(stderr,
 				"v8walk: unexpected argument '%s' (to start a program: v8walk [options] -- "
 				"PROGRAM ARGS...)\n",
 				argv[optind]);
@@ -267,12 +273,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		}
 		o->command = &argv[optind];
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
-		fprintf(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
+		fprintf_text(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
 		return false;
 	}
 	const char *conflict = options_conflict(o);
 	if (conflict) {
-		fprintf(stderr, "v8walk: %s\n", conflict);
+		fprintf_text(stderr, "v8walk: %s\n", conflict);
 		return false;
 	}
 	if (o->core)

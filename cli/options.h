@@ -2,6 +2,7 @@
 #ifndef V8WALK_OPTIONS_H
 #define V8WALK_OPTIONS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -28,6 +29,8 @@ struct options {
 	char **command;          /* launch mode: the program and its arguments (after --), or NULL */
 	enum sampler_kind sampler;
 	bool kernel;             /* --kernel: kernel frames (eBPF) */
+	bool keep_root;          /* --keep-root: launch mode under sudo runs the program as root */
+	sigset_t given_sigmask;  /* the signal mask v8walk was started with (a launched program's) */
 	enum run_mode mode;
 	enum out_format format;
 	bool json;               /* --json (dumps) */

@@ -4,13 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/text_escape.h"
 #include "modes.h"
 #include "write_folded.h"
 #include "write_tree.h"
 
 int fail_msg(const char *msg)
 {
-	fprintf(stderr, "v8walk: %s\n", msg);
+	fprintf_text(stderr, "v8walk: %s\n", msg);
 	return EXIT_ERROR;
 }
 
@@ -20,7 +21,7 @@ FILE *open_output(const struct options *o)
 		return stdout;
 	FILE *out = fopen(o->output, "we");
 	if (!out)
-		fprintf(stderr, "v8walk: cannot write %s: %s\n", o->output, strerror(errno));
+		fprintf_text(stderr, "v8walk: cannot write %s: %s\n", o->output, strerror(errno));
 	return out;
 }
 
@@ -34,7 +35,7 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 		rc = -1;
 	}
 	if (rc) {
-		fprintf(stderr, "v8walk: writing the output failed: %s\n", strerror(errno));
+		fprintf_text(stderr, "v8walk: writing the output failed: %s\n", strerror(errno));
 		return EXIT_ERROR;
 	}
 	return EXIT_OK;

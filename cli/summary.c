@@ -1,4 +1,5 @@
 /* summary.c — run statistics for the user (and for benchmarks, which parse this line). */
+#include "../util/text_escape.h"
 #include "summary.h"
 
 #include <stdlib.h>
@@ -36,7 +37,7 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 	free(p);
 	unsigned long errors = st->truncated + st->missed;
 	double total = (double)(st->samples + st->missed);
-	fprintf(out,
+	fprintf_text(out,
 		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
 		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
 		"p99 %.0f us, max %.0f us (%.1f reads per sample, %.1f while stopped); max lag %.1f ms; "
@@ -53,7 +54,7 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 			     "(shown as such, not guessed)\n",
 			st->unvalidated);
 	if (st->behind)
-		fprintf(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
+		fprintf_text(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
 			     "skewed: try a lower --rate\n",
 			st->behind);
 	if (st->target_exited)
@@ -63,9 +64,27 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 void print_exit_status(FILE *out, const char *who, bool known, int status)
 {
 	if (known && WIFEXITED(status))
-		fprintf(out, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(status));
+		fprintf_text(out, "v8walk: %s exited (status %d)\n", who, WEXITSTATUS(status));
 	else if (known && WIFSIGNALED(status))
-		fprintf(out, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(status));
+		fprintf_text(out, "v8walk: %s was killed by signal %d\n", who, WTERMSIG(status));
 	else
-		fprintf(out, "v8walk: %s exited\n", who);
+		fprintf_text(out, "v8walk: %s exited\n", who);
+}
+
+void print_limits(FILE *out, pid_t pid, const struct perfmap *pm, const struct script_cache *scripts,
+		  const struct intern *strings)
+{
+	if (pm && pm->cut)
+		fprintf_text(out, "v8walk: the perf map of process %d was cut after %llu bytes and %zu "
+			     "lines (v8walk's bound): code named only by its later lines stays "
+			     "unnamed\n", (int)pid, (unsigned long long)pm->parsed, pm->n);
+	if (scripts && (scripts->budget_refusals || scripts->budget_flushes))
+		fprintf_text(out, "v8walk: the line tables of process %d's scripts reached their budget "
+			     "(%zu MiB): %lu positions were left without a line, and the tables were "
+			     "rebuilt %lu times\n", (int)pid, scripts->line_budget >> 20,
+			     scripts->budget_refusals, scripts->budget_flushes);
+	if (strings && strings->refused)
+		fprintf_text(out, "v8walk: the table of names reached its budget (%zu MiB): %lu later "
+			     "names show as \"%s\"\n", strings->max_bytes >> 20, strings->refused,
+			     INTERN_OVERFLOW_NAME);
 }

@@ -5,12 +5,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../symtab/perfmap.h"
+#include "../util/intern.h"
+#include "../v8/scripts.h"
 #include "../walker/sampler.h"
 #include "../walker/tracer.h"
 
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
 /* "v8walk: WHO exited (status N)" / "was killed by signal N" / "exited" (status unknown). */
 void print_exit_status(FILE *out, const char *who, bool known, int status);
+/* One line for each bound target data reached (a perf map cut short, the scripts' line tables or
+ * the name table full), so that a result incomplete because of it says so. Any may be NULL. */
+void print_limits(FILE *out, pid_t pid, const struct perfmap *pm, const struct script_cache *scripts,
+		  const struct intern *strings);
 /* The q-quantile (0..1) of n values (sorted in place). */
 uint64_t quantile_u64(uint64_t *v, size_t n, double q);
 

@@ -7,6 +7,7 @@
 
 #include "dump.h"
 #include "frame_text.h"
+#include "../util/text_escape.h"
 
 static const char *kind_name(uint8_t kind)
 {
@@ -35,52 +36,58 @@ static const char *tier_name(uint8_t tier)
 	}
 }
 
-static const char *str(const struct process_dump *d, uint32_t id)
+/* Interned names are counted byte strings (a JavaScript name may hold U+0000). */
+static struct strview str(const struct process_dump *d, uint32_t id)
 {
-	return id ? intern_get(d->strings, id) : "";
+	return id ? intern_view(d->strings, id) : (struct strview){"", 0};
+}
+
+static void add_escaped(struct strbuf *b, struct strview v)
+{
+	sb_add_escaped(b, v.s, v.len);
 }
 
 static void thread_header(const struct process_dump *d, const struct thread_dump *t, FILE *out)
 {
 	(void)d;
-	fprintf(out, "Thread %d \"%s\"", (int)t->tid, t->name);
+	fprintf_text(out, "Thread %d \"%s\"", (int)t->tid, t->name);
 	if (t->crashed && t->signal && sigabbrev_np(t->signal))
-		fprintf(out, " (crashed: SIG%s, %s)", sigabbrev_np(t->signal), strsignal(t->signal));
+		fprintf_text(out, " (crashed: SIG%s, %s)", sigabbrev_np(t->signal), strsignal(t->signal));
 	else if (t->crashed)
-		fprintf(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
+		fprintf_text(out, " (crashed: %s)", t->signal ? strsignal(t->signal) : "fatal signal");
 	else if (t->state)
-		fprintf(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
+		fprintf_text(out, " (%s)", t->state == 'R' ? "running" : t->state == 'S' ? "sleeping" :
 				      t->state == 'D' ? "in uninterruptible wait" : "stopped");
 	if (t->pause_ns)
-		fprintf(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
-	fprintf(out, ":\n");
+		fprintf_text(out, " [paused %.0f us]", (double)t->pause_ns / 1e3);
+	fprintf_text(out, ":\n");
 	if (t->damage[0])
-		fprintf(out, "  (damaged: %s)\n", t->damage);
+		fprintf_text(out, "  (damaged: %s)\n", t->damage);
 }
 
 int write_dump_text(const struct process_dump *d, FILE *out)
 {
-	fprintf(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
+	fprintf_text(out, "Process %d (%s): %s, %s\n", (int)d->pid, d->comm, d->runtime, d->source);
 	for (size_t i = 0; i < d->nwarnings; i++)
-		fprintf(out, "warning: %s\n", d->warnings[i]);
+		fprintf_text(out, "warning: %s\n", d->warnings[i]);
 	struct strbuf b;
 	sb_init(&b);
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct thread_dump *t = &d->threads[i];
-		fprintf(out, "\n");
+		fprintf_text(out, "\n");
 		thread_header(d, t, out);
 		for (int k = 0; k < t->nframes; k++) {
 			const struct frame *f = &t->frames[k];
 			if (f->kind == FK_TRUNCATED) {
-				fprintf(out, "      (the walk stopped here: the rest of the stack is unknown)\n");
+				fprintf_text(out, "      (the walk stopped here: the rest of the stack is unknown)\n");
 				continue;
 			}
 			sb_reset(&b);
-			sb_add(&b, str(d, f->name));
+			add_escaped(&b, str(d, f->name));
 			bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 			if (js) {
 				if (f->file)
-					sb_printf(&b, " (%s", str(d, f->file));
+					sb_add(&b, " ("), add_escaped(&b, str(d, f->file));
 				else
 					sb_add(&b, " (<anonymous>");
 				if (f->line > 0)
@@ -91,12 +98,12 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 				if (f->kind == FK_JS_INLINED)
 					sb_add(&b, " [inlined]");
 			} else if (f->kind == FK_NATIVE && f->file) {
-				sb_printf(&b, " (%s)", str(d, f->file));
+				sb_add(&b, " ("), add_escaped(&b, str(d, f->file)), sb_addc(&b, ')');
 			}
 			if (f->pc && f->kind != FK_JS_INLINED)
-				fprintf(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
+				fprintf_text(out, "  #%-3d 0x%016" PRIx64 " %s\n", k, f->pc, b.s);
 			else
-				fprintf(out, "  #%-3d %18s %s\n", k, "", b.s);
+				fprintf_text(out, "  #%-3d %18s %s\n", k, "", b.s);
 		}
 	}
 	sb_free(&b);
@@ -105,31 +112,22 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 
 static void json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
+	fput_json_string(out, s, strlen(s));
+}
+
+static void json_view(FILE *out, struct strview v)
+{
+	fput_json_string(out, v.s, v.len);
 }
 
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
 {
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
-	json_string(out, str(d, f->name));
+	json_view(out, str(d, f->name));
 	fputs(",\"file\":", out);
 	if (js && f->file)
-		json_string(out, str(d, f->file));
+		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
 	if (js && f->line > 0)
@@ -146,7 +144,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		fputs(",\"pc\":null", out);
 	fputs(",\"module\":", out);
 	if (!js && f->file)
-		json_string(out, str(d, f->file));
+		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
 	const char *tier = js ? tier_name(f->tier) : NULL;

@@ -102,8 +102,11 @@ static bool read_phdrs(struct core_file *cf, const Elf64_Ehdr *eh, struct strbuf
 		s->avail = 0;
 		if (s->offset < cf->size)
 			s->avail = cf->size - s->offset < s->filesz ? cf->size - s->offset : s->filesz;
-		if (s->filesz && s->offset + s->filesz > cf->expected_size)
-			cf->expected_size = s->offset + s->filesz;
+		uint64_t seg_end;
+		if (__builtin_add_overflow(s->offset, s->filesz, &seg_end))
+			seg_end = UINT64_MAX;
+		if (s->filesz && seg_end > cf->expected_size)
+			cf->expected_size = seg_end;
 		if (s->avail < s->filesz)
 			cf->truncated = true;
 	}
@@ -122,32 +125,26 @@ bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err)
 	memset(cf, 0, sizeof(*cf));
 	cf->fd = -1;
 	cf->path = xstrdup(path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the core must not hang the open */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || fstat(fd, &st) != 0)
 		sb_printf(err, "cannot open core file %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	if (!S_ISREG(st.st_mode)) {
+	else if (!S_ISREG(st.st_mode))
 		sb_printf(err, "%s is not a regular file", path);
-		close(fd);
-		return false;
-	}
-	if (st.st_size == 0) {
+	else if (st.st_size == 0)
 		sb_printf(err, "%s is empty (a core limited by ulimit -c 0, or the write failed)", path);
-		close(fd);
-		return false;
-	}
-	void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (data == MAP_FAILED) {
-		sb_printf(err, "cannot map core file %s: %s", path, strerror(errno));
-		close(fd);
-		return false;
-	}
+	else
+		cf->data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	cf->fd = fd;
-	cf->data = data;
+	if (cf->data == MAP_FAILED) {
+		sb_printf(err, "cannot map core file %s: %s", path, strerror(errno));
+		cf->data = NULL;
+	}
+	if (!cf->data) { /* every error path frees what it took (the path copy, the descriptor) */
+		core_file_close(cf);
+		return false;
+	}
 	cf->size = (size_t)st.st_size;
 	Elf64_Ehdr eh;
 	if (!check_header(cf, &eh, err) || !read_phdrs(cf, &eh, err)) {

@@ -86,7 +86,8 @@ static void set_files(struct core_file *cf, const uint8_t *d, size_t n)
 	for (uint64_t i = 0; i < count && names < end; i++) {
 		size_t len = strnlen(names, (size_t)(end - names));
 		const uint8_t *e = d + 16 + i * 24;
-		struct mapping m = {.start = rd64(e), .end = rd64(e + 8), .pgoff = rd64(e + 16) * page};
+		struct mapping m = {.start = rd64(e), .end = rd64(e + 8)};
+		bool pgoff_ok = !__builtin_mul_overflow(rd64(e + 16), page, &m.pgoff);
 		static const char del[] = " (deleted)";
 		size_t keep = len;
 		if (len > sizeof(del) - 1 && memcmp(names + len - (sizeof(del) - 1), del, sizeof(del) - 1) == 0) {
@@ -95,7 +96,7 @@ static void set_files(struct core_file *cf, const uint8_t *d, size_t n)
 		}
 		char *path = xstrndup(names, keep);
 		m.path = path;
-		if (m.end > m.start)
+		if (m.end > m.start && pgoff_ok) /* an offset past 2^64 names no byte of any file */
 			maps_add(&cf->files, &m);
 		free(path);
 		names += len + 1;

@@ -2,7 +2,10 @@
 #include "core_space.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <string.h>
+
+#include "../util/interval.h"
 
 /* placeholder permissions of a mapping the core left out, until fill_prot reads its ELF file */
 static const uint32_t PROT_FROM_FILE = 0x80000000u;
@@ -24,10 +27,16 @@ static void add_uncovered(struct addrspace *as, const struct core_file *cf,
 			  const struct mapping *f)
 {
 	uint64_t cur = f->start;
-	for (size_t i = 0; i < cf->nsegs && cur < f->end; i++) {
+	/* from the first segment that ends above the file's start (binary search): the walk costs
+	 * the segments the file overlaps, not all of them for every file */
+	size_t first = interval_upper(cf->segs, cf->nsegs, sizeof(*cf->segs),
+				      offsetof(struct core_segment, end), cur);
+	for (size_t i = first; i < cf->nsegs && cur < f->end; i++) {
 		const struct core_segment *s = &cf->segs[i];
 		uint64_t s_end = s->vaddr + s->memsz;
-		if (s_end <= cur || s->vaddr >= f->end)
+		if (s->vaddr >= f->end)
+			break;
+		if (s_end <= cur)
 			continue;
 		if (s->vaddr > cur)
 			add_mapping(as, cur, s->vaddr, 0, f);

@@ -17,7 +17,8 @@ export V8WALK
 files_for() {
 	for f in tests/e2e/*.test.js; do
 		case "$1:$(basename "$f")" in
-		bpf:core.test.js | bpf:core_damage.test.js | bpf:version_info.test.js | bpf:dump.test.js) ;;
+		bpf:core.test.js | bpf:core_damage.test.js | bpf:version_info.test.js | bpf:dump.test.js | \
+		bpf:hostile.test.js) ;;
 		*) echo "$f" ;;
 		esac
 	done

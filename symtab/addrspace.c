@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../util/intern.h"
+#include "../util/safe_open.h"
+#include "../util/u64map.h"
 #include "../util/xalloc.h"
 
 void addrspace_init(struct addrspace *as, pid_t pid, const char *root)
@@ -33,6 +36,7 @@ void addrspace_free(struct addrspace *as)
 	free_mods(as);
 	maps_free(&as->maps);
 	free(as->map_mod);
+	free(as->map_next);
 	free(as->root);
 	for (size_t i = 0; i < 2 * as->nsubst; i++)
 		free(as->subst[i]);
@@ -45,35 +49,72 @@ static bool is_file_path(const char *p)
 	return p && p[0] == '/';
 }
 
-static int find_mod(const struct addrspace *as, const char *path, uint64_t inode)
+static uint64_t mod_key(const char *path, uint64_t inode)
 {
+	return u64_hash(bytes_hash(path, strlen(path)) ^ u64_hash(inode)) | 1;
+}
+
+/* The module of (path, inode) through the hash index; a key collision (different path or inode
+ * under one key) falls back to a scan, so the index is only ever a shortcut. */
+static int find_mod(const struct addrspace *as, const struct u64map *index, const char *path,
+		    uint64_t inode)
+{
+	uint64_t v;
+	if (!u64map_get(index, mod_key(path, inode), &v))
+		return -1;
+	const struct module *mod = &as->mods[v - 1];
+	if (mod->inode == inode && strcmp(mod->path, path) == 0)
+		return (int)(v - 1);
 	for (size_t i = 0; i < as->nmods; i++)
 		if (as->mods[i].inode == inode && strcmp(as->mods[i].path, path) == 0)
 			return (int)i;
 	return -1;
 }
 
+/* Modules by (path, inode) and, per module, its mappings as a chain in address order: both
+ * built in one pass, so indexing n mappings costs O(n), not O(n × modules). */
 void addrspace_index(struct addrspace *as)
 {
 	free(as->map_mod);
-	as->map_mod = xcalloc(as->maps.n ? as->maps.n : 1, sizeof(int));
+	free(as->map_next);
+	size_t n = as->maps.n ? as->maps.n : 1;
+	as->map_mod = xcalloc(n, sizeof(int));
+	as->map_next = xcalloc(n, sizeof(size_t));
+	struct u64map index;
+	u64map_init(&index, 0);
+	for (size_t k = 0; k < as->nmods; k++) {
+		u64map_put(&index, mod_key(as->mods[k].path, as->mods[k].inode), k + 1);
+		as->mods[k].first_map = as->mods[k].last_map = SIZE_MAX;
+	}
 	for (size_t i = 0; i < as->maps.n; i++) {
 		const struct mapping *m = &as->maps.v[i];
+		as->map_next[i] = SIZE_MAX;
 		if (!is_file_path(m->path)) {
 			as->map_mod[i] = -1;
 			continue;
 		}
-		int k = find_mod(as, m->path, m->inode);
+		int k = find_mod(as, &index, m->path, m->inode);
 		if (k < 0) {
 			XGROW(as->mods, as->cap, as->nmods + 1);
 			struct module *mod = &as->mods[as->nmods];
 			memset(mod, 0, sizeof(*mod));
 			mod->path = xstrdup(m->path);
 			mod->inode = m->inode;
+			mod->first_map = mod->last_map = SIZE_MAX;
 			k = (int)as->nmods++;
+			uint64_t key = mod_key(mod->path, mod->inode), old;
+			if (!u64map_get(&index, key, &old))
+				u64map_put(&index, key, (uint64_t)k + 1);
 		}
 		as->map_mod[i] = k;
+		struct module *mod = &as->mods[k];
+		if (mod->last_map == SIZE_MAX)
+			mod->first_map = i;
+		else
+			as->map_next[mod->last_map] = i;
+		mod->last_map = i;
 	}
+	u64map_free(&index);
 }
 
 int addrspace_load_proc(struct addrspace *as)
@@ -95,26 +136,29 @@ void addrspace_substitute(struct addrspace *as, const char *target_path, const c
 
 static struct elf_image *open_live(struct addrspace *as, struct module *mod, const char **err)
 {
-	char path[4352];
-	snprintf(path, sizeof(path), "%s%s", as->root, mod->path);
-	struct stat st;
-	if (stat(path, &st) == 0 && (mod->inode == 0 || st.st_ino == mod->inode))
-		return elf_image_open(path, err);
-	if (as->pid <= 0) { /* a core: there is no process to take the mapped file from */
-		*err = errno == ENOENT ? "no such file on this machine" : "cannot open file";
-		return NULL;
-	}
-	/* replaced or deleted since it was mapped: open the mapped file itself */
+	/* the path as the target sees it, resolved inside its root; the descriptor must be the file
+	 * the maps name (device and inode) */
 	size_t idx = 0;
 	const struct mapping *m = addrspace_next_mapping(as, mod, &idx);
-	if (m) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
-			 (unsigned long)m->start, (unsigned long)m->end);
-		struct elf_image *img = elf_image_open(path, err);
-		if (img)
-			return img;
-	}
-	*err = "file replaced or deleted since it was mapped";
+	struct file_expect ex = {.root = as->root, .ino = mod->inode, .dev = m ? m->dev : 0,
+				 .follow = as->pid <= 0};
+	struct elf_image *img = elf_image_open_as(mod->path, &ex, err);
+	if (!img && as->pid <= 0 && !strcmp(*err, "no such file"))
+		*err = "no such file on this machine";
+	if (img || as->pid <= 0 || !m) /* a core: there is no process to take the mapped file from */
+		return img;
+	/* replaced or deleted since it was mapped: open the mapped file itself (a kernel link to
+	 * exactly that file; the identity is checked again) */
+	char path[128];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)as->pid,
+		 (unsigned long)m->start, (unsigned long)m->end);
+	const char *why = NULL;
+	ex = (struct file_expect){.ino = mod->inode, .dev = m->dev, .follow = true};
+	img = elf_image_open_as(path, &ex, &why);
+	if (img)
+		return img;
+	if (!strcmp(*err, "no such file") || !strcmp(*err, "it is not the file the process mapped (replaced since)"))
+		*err = "file replaced or deleted since it was mapped";
 	return NULL;
 }
 
@@ -191,12 +235,12 @@ bool module_runtime_addr(const struct module *mod, uint64_t vaddr, uint64_t *add
 const struct mapping *addrspace_next_mapping(const struct addrspace *as, const struct module *mod,
 					     size_t *idx)
 {
-	int k = (int)(mod - as->mods);
-	for (; *idx < as->maps.n; (*idx)++) {
-		if (as->map_mod[*idx] == k)
-			return &as->maps.v[(*idx)++];
-	}
-	return NULL;
+	/* *idx is 0 at the start, else 1 + the mapping returned last */
+	size_t i = *idx == 0 ? mod->first_map : as->map_next[*idx - 1];
+	if (i == SIZE_MAX || i >= as->maps.n)
+		return NULL;
+	*idx = i + 1;
+	return &as->maps.v[i];
 }
 
 const char *module_basename(const struct module *mod)

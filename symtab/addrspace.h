@@ -19,6 +19,7 @@ struct module {
 	bool tried;
 	uint64_t bias;          /* runtime address = vaddr + bias (for ld.so-made mappings) */
 	bool bias_known;
+	size_t first_map, last_map; /* its mappings: first and last index (SIZE_MAX = none) */
 };
 
 struct addrspace {
@@ -26,6 +27,7 @@ struct addrspace {
 	struct module *mods;
 	size_t nmods, cap;
 	int *map_mod;       /* per mapping: module index, or -1 for anonymous memory */
+	size_t *map_next;   /* per mapping: the next mapping of the same module (SIZE_MAX = last) */
 	pid_t pid;          /* live target (0 for a core) */
 	char *root;         /* prefix for file paths, e.g. "/proc/PID/root" ("" = as is) */
 	char **subst;       /* pairs: target path, local file to open instead (e.g. --exe) */

@@ -8,14 +8,13 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../util/xalloc.h"
 #include "elf_notes.h"
 
-enum { SIZELESS_SYM_SPAN = 4096 };
+enum { SIZELESS_SYM_SPAN = 4096, MAX_NOTE_BYTES = 1 << 16 };
 
 static void read_phdrs(struct elf_image *img)
 {
@@ -35,9 +34,12 @@ static void read_phdrs(struct elf_image *img)
 			img->tls_memsz = ph.p_memsz;
 			img->tls_align = ph.p_align;
 		} else if (ph.p_type == PT_NOTE && !img->build_id_len && ph.p_offset <= img->size &&
-			   ph.p_filesz <= img->size - ph.p_offset) {
-			img->build_id_len = elf_notes_build_id(img->data + ph.p_offset, ph.p_filesz,
-								img->build_id, sizeof(img->build_id));
+			   ph.p_filesz <= img->size - ph.p_offset && ph.p_filesz <= MAX_NOTE_BYTES) {
+			uint8_t *notes = xmalloc(ph.p_filesz ? ph.p_filesz : 1);
+			if (elf_image_read_file(img, ph.p_offset, notes, ph.p_filesz) == ph.p_filesz)
+				img->build_id_len = elf_notes_build_id(notes, ph.p_filesz, img->build_id,
+									sizeof(img->build_id));
+			free(notes);
 		}
 	}
 }
@@ -68,7 +70,8 @@ static bool collect_func(void *vctx, const char *name, uint64_t value, uint64_t 
 	return true;
 }
 
-static struct elf_image *open_plain(const char *path, const char **err);
+static struct elf_image *open_plain(const char *path, const struct file_expect *ex,
+				     const char **err);
 
 /* A stripped library's .symtab may be installed separately, keyed by build-id. */
 static struct elf_image *find_debug_file(const struct elf_image *img)
@@ -79,7 +82,7 @@ static struct elf_image *find_debug_file(const struct elf_image *img)
 	elf_image_build_id_hex(img, hex);
 	snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	const char *err;
-	struct elf_image *dbg = open_plain(path, &err);
+	struct elf_image *dbg = open_plain(path, &(struct file_expect){.follow = true}, &err);
 	if (dbg && (dbg->build_id_len != img->build_id_len ||
 		    memcmp(dbg->build_id, img->build_id, img->build_id_len) != 0)) {
 		elf_image_close(dbg);
@@ -106,39 +109,36 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
-static struct elf_image *open_plain(const char *path, const char **err)
+static struct elf_image *open_plain(const char *path, const struct file_expect *ex, const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*err = "cannot open file";
-		return NULL;
-	}
+	struct file_expect bounded = *ex;
+	if (!bounded.max_size || bounded.max_size > ELF_IMAGE_MAX_SIZE)
+		bounded.max_size = ELF_IMAGE_MAX_SIZE;
 	struct stat st;
-	if (fstat(fd, &st) != 0 || st.st_size < 64) {
+	int fd = safe_open(path, &bounded, &st, err);
+	if (fd < 0)
+		return NULL;
+	if (st.st_size < 64) {
 		close(fd);
 		*err = "not an ELF file";
 		return NULL;
 	}
-	void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (data == MAP_FAILED) {
-		close(fd);
-		*err = "cannot map file";
-		return NULL;
-	}
-	if (memcmp(data, ELFMAG, SELFMAG) != 0) {
-		munmap(data, (size_t)st.st_size);
+	/* nothing of the file is mapped: the target may truncate it while it is open, and a read
+	 * from a mapping past the new end is SIGBUS. libelf reads what it needs with pread
+	 * (ELF_C_READ) into its own buffers, and so does elf_image_read. */
+	char magic[SELFMAG];
+	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG) != 0) {
 		close(fd);
 		*err = "not an ELF file";
 		return NULL;
 	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
 	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
 	    eh.e_machine != EM_X86_64) {
 		if (elf)
 			elf_end(elf);
-		munmap(data, (size_t)st.st_size);
 		close(fd);
 		*err = "not an x86-64 ELF file";
 		return NULL;
@@ -146,7 +146,6 @@ static struct elf_image *open_plain(const char *path, const char **err)
 	struct elf_image *img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
 	img->fd = fd;
-	img->data = data;
 	img->size = (size_t)st.st_size;
 	img->elf = elf;
 	img->etype = eh.e_type;
@@ -162,7 +161,12 @@ static struct elf_image *open_plain(const char *path, const char **err)
 
 struct elf_image *elf_image_open(const char *path, const char **err)
 {
-	struct elf_image *img = open_plain(path, err);
+	return elf_image_open_as(path, &(struct file_expect){.follow = true}, err);
+}
+
+struct elf_image *elf_image_open_as(const char *path, const struct file_expect *ex, const char **err)
+{
+	struct elf_image *img = open_plain(path, ex, err);
 	if (!img)
 		return NULL;
 	img->debug = find_debug_file(img);
@@ -178,7 +182,6 @@ void elf_image_close(struct elf_image *img)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
 	elf_image_close(img->debug);
 	elf_end(img->elf);
-	munmap((void *)img->data, img->size);
 	close(img->fd);
 	free(img->loads);
 	free(img->funcs);
@@ -244,18 +247,25 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 
 bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size_t len)
 {
+	/* every sum of file values is checked: a program header may hold any offset and sizes */
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (vaddr < l->vaddr || vaddr + len > l->vaddr + l->memsz)
+		if (vaddr < l->vaddr)
 			continue;
 		uint64_t rel = vaddr - l->vaddr;
+		if (rel > l->memsz || len > l->memsz - rel)
+			continue;
 		size_t in_file = 0;
 		if (rel < l->filesz)
 			in_file = (size_t)(l->filesz - rel < len ? l->filesz - rel : len);
-		if (in_file && l->offset + rel + in_file > img->size)
-			return false;
-		memcpy(buf, img->data + l->offset + rel, in_file);
-		memset((char *)buf + in_file, 0, len - in_file);
+		if (in_file) {
+			if (l->offset > img->size || rel > img->size - l->offset ||
+			    in_file > img->size - l->offset - rel ||
+			    elf_image_read_file(img, l->offset + rel, buf, in_file) != in_file)
+				return false; /* outside the file, or the file shrank since it was opened */
+		}
+		if (len > in_file)
+			memset((char *)buf + in_file, 0, len - in_file);
 		return true;
 	}
 	return false;
@@ -265,16 +275,21 @@ size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf,
 {
 	if (off >= img->size)
 		return 0;
-	size_t n = img->size - off < len ? (size_t)(img->size - off) : len;
-	memcpy(buf, img->data + off, n);
-	return n;
+	size_t n = img->size - off < len ? (size_t)(img->size - off) : len, done = 0;
+	while (done < n) {
+		ssize_t got = pread(img->fd, (char *)buf + done, n - done, (off_t)(off + done));
+		if (got <= 0)
+			break; /* the file shrank (or an I/O error): what was read */
+		done += (size_t)got;
+	}
+	return done;
 }
 
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (off >= l->offset && off < l->offset + l->filesz) {
+		if (off >= l->offset && off - l->offset < l->filesz) {
 			*vaddr = off - l->offset + l->vaddr;
 			return true;
 		}
@@ -286,7 +301,7 @@ const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t v
 {
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (vaddr >= l->vaddr && vaddr < l->vaddr + l->memsz)
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->memsz)
 			return l;
 	}
 	return NULL;
@@ -310,7 +325,7 @@ const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t va
 		uint64_t next = lo < img->nfuncs ? img->funcs[lo].addr : UINT64_MAX;
 		span = next - s->addr < SIZELESS_SYM_SPAN ? next - s->addr : SIZELESS_SYM_SPAN;
 	}
-	return vaddr < s->addr + span ? s : NULL;
+	return vaddr - s->addr < span ? s : NULL;
 }
 
 const char *build_id_hex(const uint8_t *id, size_t len, char *buf)
@@ -353,8 +368,12 @@ const uint8_t *elf_image_section(const struct elf_image *img, const char *name, 
 			continue;
 		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
 			return NULL;
-		*size = sh.sh_size;
-		return img->data + sh.sh_offset;
+		/* libelf's own copy (read with pread; kept until the image is closed) */
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size != sh.sh_size)
+			return NULL;
+		*size = d->d_size;
+		return d->d_buf;
 	}
 	return NULL;
 }

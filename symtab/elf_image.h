@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/safe_open.h"
+
+/* No ELF file larger than this is read (node with debug info is well below). */
+#define ELF_IMAGE_MAX_SIZE (4ULL << 30)
+
 struct Elf;
 struct Dwarf_CFI_s;
 
@@ -22,9 +27,8 @@ struct elf_sym {
 
 struct elf_image {
 	char *path;
-	int fd;
-	const uint8_t *data; /* the whole file, mapped read-only */
-	size_t size;
+	int fd;              /* read with pread; nothing is mapped (a truncated file is no SIGBUS) */
+	size_t size;         /* at open */
 	struct Elf *elf;
 	uint16_t etype;
 	struct elf_load *loads;
@@ -40,10 +44,14 @@ struct elf_image {
 	struct elf_image *debug; /* separate debug file found by build-id (its .symtab names) */
 };
 
-/* Open and index an ELF file; on failure returns NULL and sets *err to a static reason. A stripped
+/* Open and index an ELF file the user named (symlinks followed, not a FIFO or device, size
+ * bounded); on failure returns NULL and sets *err to a static reason. A stripped
  * file's function symbols are completed from /usr/lib/debug/.build-id/xx/yyyy.debug when the
  * distribution's debug package is installed. */
 struct elf_image *elf_image_open(const char *path, const char **err);
+/* The same for a file a target or a core names: opened as *ex says (util/safe_open.h). path is
+ * the target's path, resolved inside ex->root. */
+struct elf_image *elf_image_open_as(const char *path, const struct file_expect *ex, const char **err);
 void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */
@@ -62,7 +70,8 @@ void elf_image_foreach_sym(const struct elf_image *img, elf_sym_cb cb, void *ctx
 /* Find one symbol by exact name (either table); returns false when absent. */
 bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t *value,
 			uint64_t *size);
-/* The bytes of a section in the file (NULL when absent or NOBITS). */
+/* The bytes of a section in the file (NULL when absent, NOBITS, or no longer readable), read once
+ * and kept until the image is closed. */
 const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);

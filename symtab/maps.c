@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../util/interval.h"
@@ -61,6 +62,7 @@ static bool parse_line(const char *line, struct mapping *e, char *pathbuf, size_
 	e->end = end;
 	e->pgoff = pgoff;
 	e->inode = inode;
+	e->dev = inode ? (uint64_t)makedev(dmaj, dmin) : 0;
 	e->prot = (perms[0] == 'r' ? MAP_R : 0) | (perms[1] == 'w' ? MAP_W : 0) |
 		  (perms[2] == 'x' ? MAP_X : 0);
 	const char *p = line + consumed;

@@ -15,6 +15,7 @@ struct mapping {
 	uint64_t pgoff;      /* file offset of start, in bytes */
 	uint32_t prot;       /* MAP_R | MAP_W | MAP_X */
 	uint64_t inode;
+	uint64_t dev;        /* st_dev of the file (makedev of the maps' major:minor; 0 = unknown) */
 	char *path;          /* file path, "[stack]", "[heap]", or NULL for anonymous memory */
 	bool deleted;        /* the file was deleted or replaced after mapping */
 };

@@ -12,6 +12,7 @@
 
 #include "../util/clock.h"
 #include "../util/proc_status.h"
+#include "../util/safe_open.h"
 #include "../util/interval.h"
 #include "../util/xalloc.h"
 
@@ -26,6 +27,9 @@ static void init_common(struct perfmap *pm, struct intern *strings)
 	memset(pm, 0, sizeof(*pm));
 	pm->strings = strings;
 	pm->fd = -1;
+	pm->pass_bytes = PERFMAP_PASS_BYTES;
+	pm->max_bytes = PERFMAP_MAX_BYTES;
+	pm->max_entries = PERFMAP_MAX_ENTRIES;
 	sb_init(&pm->names);
 	intern_str(strings, ""); /* id 0 means "no name": make sure no map name gets it */
 }
@@ -43,7 +47,9 @@ void perfmap_init(struct perfmap *pm, pid_t pid, struct intern *strings)
 		if (nspid <= 0)
 			nspid = pid;
 	}
-	snprintf(pm->path, sizeof(pm->path), "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
+	/* resolved inside the target's root: no symlink there leads out of it */
+	snprintf(pm->root, sizeof(pm->root), "/proc/%d/root", (int)pid);
+	snprintf(pm->path, sizeof(pm->path), "/tmp/perf-%ld.map", nspid);
 	struct stat st;
 	snprintf(v, sizeof(v), "/proc/%d", (int)pid);
 	pm->owner = stat(v, &st) == 0 ? st.st_uid : 0;
@@ -71,6 +77,7 @@ void perfmap_free(struct perfmap *pm)
 
 static void forget_entries(struct perfmap *pm)
 {
+	pm->cut = false;
 	pm->n = 0;
 	pm->parsed = 0;
 	pm->seq = 0;
@@ -119,9 +126,13 @@ static void parse_line(struct perfmap *pm, const char *s, const char *end)
 	s++;
 	if (s >= end)
 		return;
+	if (pm->n >= pm->max_entries) {
+		pm->cut = true;
+		return;
+	}
 	XGROW(pm->v, pm->cap, pm->n + 1);
 	pm->v[pm->n++] = (struct perfmap_entry){.start = start, .end = start + size,
-						.seq = ++pm->seq, .name_off = (uint32_t)pm->names.len};
+						.seq = ++pm->seq, .name_off = pm->names.len};
 	sb_addn(&pm->names, s, (size_t)(end - s));
 	sb_addc(&pm->names, '\0');
 	pm->sorted = false;
@@ -168,16 +179,12 @@ static void sort_entries(struct perfmap *pm)
  * or root. */
 static bool open_map(struct perfmap *pm)
 {
-	int fd = open(pm->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		if (errno == ELOOP)
-			pm->refused = "it is a symbolic link";
-		return false;
-	}
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		pm->refused = "it is not a regular file";
-		close(fd);
+	const char *why = NULL;
+	int fd = safe_open(pm->path, &(struct file_expect){.root = pm->root}, &st, &why);
+	if (fd < 0) {
+		if (strcmp(why, "no such file") != 0)
+			pm->refused = why;
 		return false;
 	}
 	if (st.st_uid != 0 && st.st_uid != pm->owner) {
@@ -193,7 +200,9 @@ static bool open_map(struct perfmap *pm)
 	return true;
 }
 
-/* Read what was appended since the last look (whole lines only). */
+/* Read what was appended since the last look (whole lines only), at most PERFMAP_PASS_BYTES per
+ * look (the sampling loop never stalls on a huge or sparse file) and PERFMAP_MAX_BYTES or
+ * PERFMAP_MAX_ENTRIES in all (then the map is cut: later lines are not used). */
 static void read_more(struct perfmap *pm)
 {
 	struct stat st;
@@ -201,16 +210,31 @@ static void read_more(struct perfmap *pm)
 		return;
 	if ((uint64_t)st.st_size < pm->parsed)
 		forget_entries(pm); /* truncated and rewritten */
+	if (pm->cut)
+		return;
 	char *buf = xmalloc(READ_CHUNK);
 	size_t have = 0;
-	for (;;) {
-		ssize_t got = pread(pm->fd, buf + have, READ_CHUNK - have, (off_t)(pm->parsed + have));
-		if (got <= 0)
+	uint64_t pass = 0;
+	while (pass < pm->pass_bytes) {
+		if (pm->parsed >= pm->max_bytes || pm->n >= pm->max_entries) {
+			pm->cut = true;
 			break;
+		}
+		uint64_t room = pm->max_bytes - pm->parsed - have;
+		if (pm->pass_bytes - pass < room)
+			room = pm->pass_bytes - pass;
+		size_t want = READ_CHUNK - have < room ? READ_CHUNK - have : (size_t)room;
+		ssize_t got = want ? pread(pm->fd, buf + have, want, (off_t)(pm->parsed + have)) : 0;
+		if (got <= 0) {
+			if (want == 0 && have && pm->parsed + have >= pm->max_bytes)
+				pm->cut = true; /* the total bound falls inside a line */
+			break;
+		}
+		pass += (uint64_t)got;
 		have += (size_t)got;
 		size_t used = perfmap_parse(pm, buf, have);
 		if (used == 0 && have == READ_CHUNK)
-			used = have; /* one enormous line: skip it */
+			used = have; /* one enormous line (or a hole of zeros): skip it */
 		pm->parsed += used;
 		memmove(buf, buf + used, have - used);
 		have -= used;
@@ -226,8 +250,10 @@ static void refresh(struct perfmap *pm)
 		return;
 	pm->last_check_ns = now;
 	struct stat st;
+	char full[sizeof(pm->root) + sizeof(pm->path)];
+	snprintf(full, sizeof(full), "%s%s", pm->root, pm->path);
 	if (pm->fd >= 0 &&
-	    (stat(pm->path, &st) != 0 || (uint64_t)st.st_ino != pm->ino || (uint64_t)st.st_dev != pm->dev)) {
+	    (stat(full, &st) != 0 || (uint64_t)st.st_ino != pm->ino || (uint64_t)st.st_dev != pm->dev)) {
 		close(pm->fd); /* deleted or replaced: the new file is checked afresh */
 		pm->fd = -1;
 		forget_entries(pm);

@@ -3,7 +3,8 @@
  * code, stubs, code whose objects are gone). The file is the target's own: its /tmp seen through
  * /proc/PID/root, named with its namespace pid. It is used only when it is a regular file (not a
  * symlink) owned by the target's user or root. When code is replaced the map gets a new line
- * for the same addresses: the last line for an address wins. The file is re-read as it grows. */
+ * for the same addresses: the last line for an address wins. The file is re-read as it grows,
+ * a bounded number of bytes per look and in all (`cut` says when the bound was reached). */
 #ifndef V8WALK_PERFMAP_H
 #define V8WALK_PERFMAP_H
 
@@ -14,15 +15,21 @@
 #include "../util/intern.h"
 #include "../util/strbuf.h"
 
+/* Bounds on what one perf map may cost (bytes read per look, in all, lines kept). */
+#define PERFMAP_PASS_BYTES (4ULL << 20)
+#define PERFMAP_MAX_BYTES (64ULL << 20)
+#define PERFMAP_MAX_ENTRIES ((size_t)1 << 20)
+
 struct perfmap_entry {
 	uint64_t start, end;
+	uint64_t name_off; /* into names */
 	uint32_t seq;      /* line number: later lines win */
-	uint32_t name_off; /* into names */
 };
 
 struct perfmap {
 	struct intern *strings;
-	char path[128];          /* /proc/PID/root/tmp/perf-NSPID.map ("" = use no file) */
+	char root[32];           /* /proc/PID/root: path is resolved inside it ("" = as is) */
+	char path[128];          /* /tmp/perf-NSPID.map ("" = use no file) */
 	uid_t owner;             /* the target's user */
 	int fd;                  /* -1 until opened */
 	uint64_t dev, ino;       /* of the open file */
@@ -35,6 +42,9 @@ struct perfmap {
 	uint32_t seq;
 	uint64_t last_check_ns;  /* the file is looked at again at most every RECHECK_NS */
 	const char *refused;     /* why the file is not used (symlink, owner), or NULL */
+	uint64_t pass_bytes, max_bytes; /* read bounds (PERFMAP_*; tests lower them) */
+	size_t max_entries;
+	bool cut;                /* a bound was reached: lines past `parsed` are not used */
 	unsigned long lookups, hits;
 };
 

@@ -33,9 +33,29 @@ void callsite_names_free(struct callsite_names *cn)
 	memset(cn, 0, sizeof(*cn));
 }
 
-static const char *str(const struct callsite_names *cn, uint32_t id)
+/* Interned names are counted byte strings (a JavaScript name may hold U+0000): views, never C
+ * strings. */
+static struct strview str(const struct callsite_names *cn, uint32_t id)
 {
-	return id ? intern_get(cn->strings, id) : "";
+	return id ? intern_view(cn->strings, id) : (struct strview){"", 0};
+}
+
+static void add_view(struct strbuf *out, const char *prefix, struct strview v)
+{
+	sb_add(out, prefix);
+	sb_addn(out, v.s, v.len);
+}
+
+static bool view_is(struct strview v, const char *lit)
+{
+	size_t n = strlen(lit);
+	return v.len == n && memcmp(v.s, lit, n) == 0;
+}
+
+static bool view_starts(struct strview v, const char *lit)
+{
+	size_t n = strlen(lit);
+	return v.len >= n && memcmp(v.s, lit, n) == 0;
 }
 
 static uint32_t intern_v8_string(struct callsite_names *cn, const struct v8_heap *h, uint64_t s)
@@ -142,7 +162,7 @@ static bool scan_tag(void *vctx, const struct v8_property *p)
 
 static bool useful_constructor_name(struct callsite_names *cn, uint32_t n)
 {
-	return n && strcmp(str(cn, n), "Object") != 0;
+	return n && !view_is(str(cn, n), "Object");
 }
 
 /* JSReceiver::GetConstructorName: the map's constructor (for instances of a base constructor),
@@ -208,7 +228,7 @@ struct method_lookup {
 	struct callsite_names *cn;
 	const struct v8_heap *h;
 	uint64_t function;
-	const char *name;   /* the property name to try first */
+	struct strview name; /* the property name to try first */
 	bool found, matches;
 	uint64_t inferred;  /* InferMethodName: 0 = none yet, 1 = ambiguous, else the key */
 };
@@ -226,7 +246,7 @@ static bool holds_function(const struct v8_heap *h, const struct v8_property *p,
 static bool find_named(void *vctx, const struct v8_property *p)
 {
 	struct method_lookup *m = vctx;
-	if (!v8_is_string(m->h, p->key) || !v8_string_equals(m->h, p->key, m->name))
+	if (!v8_is_string(m->h, p->key) || !v8_string_equals_n(m->h, p->key, m->name.s, m->name.len))
 		return true;
 	m->found = true;
 	m->matches = holds_function(m->h, p, m->function);
@@ -261,24 +281,26 @@ static uint32_t method_name(struct callsite_names *cn, const struct v8_heap *h, 
 	uint64_t r = cs->receiver;
 	if (!cs->function || primitive_type(h, r) || is_toplevel(h, r))
 		return 0;
-	const char *name = str(cn, cs->fn->shared_name_id);
-	if (!strncmp(name, "get ", 4) || !strncmp(name, "set ", 4)) {
-		name += 4;
-	} else if (!*name) {
+	struct strview name = str(cn, cs->fn->shared_name_id);
+	if (view_starts(name, "get ") || view_starts(name, "set ")) {
+		name.s += 4, name.len -= 4;
+	} else if (!name.len) {
 		name = str(cn, cs->fn->inferred_id);
-		const char *dot = strrchr(name, '.');
-		if (dot)
-			name = dot + 1;
+		const char *dot = memrchr(name.s, '.', name.len);
+		if (dot) {
+			name.len -= (size_t)(dot + 1 - name.s);
+			name.s = dot + 1;
+		}
 	}
 	struct method_lookup m = {.cn = cn, .h = h, .function = cs->function, .name = name};
 	uint64_t cur = r;
-	for (int i = 0; *name && cur && i < MAX_CHAIN && is_plain_object(h, cur); i++) {
+	for (int i = 0; name.len && cur && i < MAX_CHAIN && is_plain_object(h, cur); i++) {
 		if (!v8_own_properties(h, cur, find_named, &m) || m.found)
 			break;
 		cur = v8_map_prototype(h, v8_map_of(h, cur));
 	}
 	if (m.found && m.matches)
-		return intern_str(cn->strings, name);
+		return intern_n(cn->strings, name.s, name.len);
 	cur = r;
 	for (int i = 0; cur && i < MAX_CHAIN && is_plain_object(h, cur); i++) {
 		if (!v8_own_properties(h, cur, infer_method, &m))
@@ -288,12 +310,12 @@ static uint32_t method_name(struct callsite_names *cn, const struct v8_heap *h, 
 	return m.inferred > 1 ? intern_v8_string(cn, h, m.inferred) : 0;
 }
 
-bool callsite_is_identifier(const char *s)
+bool callsite_is_identifier(const char *s, size_t len)
 {
-	if (!*s || (*s >= '0' && *s <= '9'))
+	if (!len || (*s >= '0' && *s <= '9'))
 		return false;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 			  c == '$' || c == '_' || c >= 0x80;
 		if (!ok)
@@ -302,12 +324,11 @@ bool callsite_is_identifier(const char *s)
 	return true;
 }
 
-bool callsite_ends_with_method(const char *fn, const char *method, bool space_too)
+bool callsite_ends_with_method(const char *fn, size_t a, const char *method, size_t b, bool space_too)
 {
-	size_t a = strlen(fn), b = strlen(method);
-	if (!strcmp(fn, method))
+	if (a == b && memcmp(fn, method, a) == 0)
 		return true;
-	if (a <= b || strcmp(fn + a - b, method) != 0)
+	if (a <= b || memcmp(fn + a - b, method, b) != 0)
 		return false;
 	char sep = fn[a - b - 1];
 	return sep == '.' || (space_too && sep == ' ');
@@ -318,22 +339,30 @@ static void method_call(struct callsite_names *cn, const struct v8_heap *h, cons
 			uint32_t fname, struct strbuf *out)
 {
 	const struct v8_layout *L = h->L;
-	const char *type = str(cn, type_name(cn, h, cs->receiver));
-	const char *method = str(cn, method_name(cn, h, cs));
-	const char *fn = str(cn, fname);
-	if (!*fn) {
-		if (*type)
-			sb_printf(out, "%s.", type);
-		sb_add(out, *method ? method : "<anonymous>");
+	struct strview type = str(cn, type_name(cn, h, cs->receiver));
+	struct strview method = str(cn, method_name(cn, h, cs));
+	struct strview fn = str(cn, fname);
+	if (!fn.len) {
+		if (type.len)
+			add_view(out, "", type), sb_addc(out, '.');
+		if (method.len)
+			add_view(out, "", method);
+		else
+			sb_add(out, "<anonymous>");
 		return;
 	}
-	bool prefix = L->v[L_STACK_TYPE_RULE] ? callsite_is_identifier(fn) && strcmp(fn, type) != 0
-					      : strncmp(fn, type, strlen(type)) != 0;
-	if (*type && prefix)
-		sb_printf(out, "%s.", type);
-	sb_add(out, fn);
-	if (*method && !callsite_ends_with_method(fn, method, L->v[L_STACK_METHOD_SPACE] != 0))
-		sb_printf(out, " [as %s]", method);
+	bool same_type = fn.len == type.len && memcmp(fn.s, type.s, fn.len) == 0;
+	bool starts_with_type = fn.len >= type.len && memcmp(fn.s, type.s, type.len) == 0;
+	bool prefix = L->v[L_STACK_TYPE_RULE] ? callsite_is_identifier(fn.s, fn.len) && !same_type
+					      : !starts_with_type;
+	if (type.len && prefix)
+		add_view(out, "", type), sb_addc(out, '.');
+	add_view(out, "", fn);
+	if (method.len && !callsite_ends_with_method(fn.s, fn.len, method.s, method.len,
+						     L->v[L_STACK_METHOD_SPACE] != 0)) {
+		add_view(out, " [as ", method);
+		sb_addc(out, ']');
+	}
 }
 
 static uint32_t compose(struct callsite_names *cn, const struct v8_heap *h, const struct callsite *cs)
@@ -346,10 +375,10 @@ static uint32_t compose(struct callsite_names *cn, const struct v8_heap *h, cons
 	bool toplevel = !cs->receiver_known || is_toplevel(h, cs->receiver);
 	if (!toplevel && !cs->constructor)
 		method_call(cn, h, cs, fname, &b);
-	else if (cs->constructor)
-		sb_printf(&b, "new %s", fname ? str(cn, fname) : "<anonymous>");
+	else if (fname)
+		add_view(&b, cs->constructor ? "new " : "", str(cn, fname));
 	else
-		sb_add(&b, fname ? str(cn, fname) : "(anonymous)");
+		sb_add(&b, cs->constructor ? "new <anonymous>" : "(anonymous)");
 	uint32_t id = intern_n(cn->strings, b.s, b.len);
 	sb_free(&b);
 	return id;
@@ -419,7 +448,10 @@ static void eval_origin(struct callsite_names *cn, const struct v8_heap *h, uint
 		return;
 	}
 	const struct v8_function *ef = function_of_sfi(cn->funcs, h, shared);
-	sb_add(out, ef && debug_name(ef) ? str(cn, debug_name(ef)) : "<anonymous>");
+	if (ef && debug_name(ef))
+		add_view(out, "", str(cn, debug_name(ef)));
+	else
+		sb_add(out, "<anonymous>");
 	if (!ef || !ef->has_script)
 		return;
 	sb_add(out, " (");
@@ -429,7 +461,7 @@ static void eval_origin(struct callsite_names *cn, const struct v8_heap *h, uint
 		struct v8_script *s = script_get(cn->scripts, h, ef->script);
 		uint64_t name = 0;
 		if (s && v8_field(h, ef->script, h->L->v[L_SCRIPT_NAME], &name) && v8_is_string(h, name)) {
-			sb_add(out, str(cn, s->name_id));
+			add_view(out, "", str(cn, s->name_id));
 			int32_t line, col;
 			int64_t pos = eval_position(cn, h, script, shared);
 			if (pos >= 0 && script_position(cn->scripts, h, s, pos, &line, &col))
@@ -445,9 +477,9 @@ uint32_t callsite_file(struct callsite_names *cn, const struct v8_heap *h, const
 {
 	if (!fn->has_script)
 		return 0;
-	const char *name = str(cn, fn->file_id);
-	if (*name || !eval_from_shared(h, fn->script))
-		return *name ? fn->file_id : intern_str(cn->strings, "<anonymous>");
+	size_t name_len = str(cn, fn->file_id).len;
+	if (name_len || !eval_from_shared(h, fn->script))
+		return name_len ? fn->file_id : intern_str(cn->strings, "<anonymous>");
 	struct strbuf b;
 	sb_init(&b);
 	eval_origin(cn, h, fn->script, 0, &b);

@@ -56,8 +56,9 @@ uint32_t callsite_file(struct callsite_names *cn, const struct v8_heap *h,
 /* Is this a function V8 keeps out of stack traces (a builtin closure that is not `native`)? */
 bool callsite_hidden(const struct v8_heap *h, const struct v8_function *fn);
 
-/* Helpers exposed for tests: the two Error.stack string rules. */
-bool callsite_is_identifier(const char *s);
-bool callsite_ends_with_method(const char *fn, const char *method, bool space_too);
+/* Helpers exposed for tests: the two Error.stack string rules, over counted bytes. */
+bool callsite_is_identifier(const char *s, size_t len);
+bool callsite_ends_with_method(const char *fn, size_t fn_len, const char *method, size_t method_len,
+			       bool space_too);
 
 #endif

@@ -180,7 +180,11 @@ bool v8_own_properties(const struct v8_heap *h, uint64_t obj, v8_property_cb cb,
 
 bool v8_string_equals(const struct v8_heap *h, uint64_t str, const char *s)
 {
-	size_t n = strlen(s);
+	return v8_string_equals_n(h, str, s, strlen(s));
+}
+
+bool v8_string_equals_n(const struct v8_heap *h, uint64_t str, const char *s, size_t n)
+{
 	int64_t len = v8_string_length(h, str);
 	if (len < 0 || (size_t)len > n) /* UTF-16 units never outnumber UTF-8 bytes */
 		return false;

@@ -37,6 +37,8 @@ bool v8_map_bits(const struct v8_heap *h, uint64_t map, uint8_t *bf, uint8_t *bf
 
 /* Is str a String whose contents equal the UTF-8 text s? */
 bool v8_string_equals(const struct v8_heap *h, uint64_t str, const char *s);
+/* The same for the counted bytes s[0..n) (which may hold NUL). */
+bool v8_string_equals_n(const struct v8_heap *h, uint64_t str, const char *s, size_t n);
 /* Is sym a Symbol whose description equals s ("Symbol.toStringTag")? */
 bool v8_symbol_is(const struct v8_heap *h, uint64_t sym, const char *description);
 

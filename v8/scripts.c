@@ -9,16 +9,20 @@
 
 enum { MAX_SCRIPTS = 4096, MAX_LINES = 1 << 22 };
 
+_Static_assert(SCRIPT_LINES_BUDGET >= (MAX_LINES) * sizeof(uint32_t), "one table fits the budget");
+
 void script_cache_init(struct script_cache *c, struct intern *strings)
 {
 	memset(c, 0, sizeof(*c));
 	pool_init(&c->entries, sizeof(struct v8_script), 256);
 	u64map_init(&c->idx, 0);
 	c->strings = strings;
+	c->line_budget = SCRIPT_LINES_BUDGET;
 }
 
-static void drop(struct v8_script *s)
+static void drop(struct script_cache *c, struct v8_script *s)
 {
+	c->line_bytes -= s->nends * sizeof(*s->ends);
 	free(s->ends);
 	s->ends = NULL;
 	s->nends = 0;
@@ -34,7 +38,7 @@ static struct v8_script *entry(struct script_cache *c, size_t i)
 static void drop_all(struct script_cache *c)
 {
 	for (size_t i = 0; i < c->entries.n; i++)
-		drop(entry(c, i));
+		drop(c, entry(c, i));
 }
 
 void script_cache_free(struct script_cache *c)
@@ -74,7 +78,7 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 		if (s->name_ptr == name && s->source_ptr == source)
 			return s;
 		/* the address now holds another Script (or it moved): rebuild in place */
-		drop(s);
+		drop(c, s);
 		s->name_ptr = name;
 		s->source_ptr = source;
 		s->name_id = intern_script_name(c, h, name);
@@ -99,6 +103,10 @@ struct v8_script *script_cached(struct script_cache *c, uint64_t obj)
 
 void script_cache_begin_walk(struct script_cache *c)
 {
+	if (c->line_bytes >= c->line_budget) { /* the tables are rebuilt as walks need them */
+		drop_all(c);
+		c->budget_flushes++;
+	}
 	if (c->entries.n >= MAX_SCRIPTS) {
 		drop_all(c);
 		pool_clear(&c->entries);
@@ -211,6 +219,10 @@ bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_
 		     int64_t pos, int32_t *line, int32_t *col)
 {
 	const struct v8_layout *L = h->L;
+	if (!s->lines_ok && c->line_bytes >= c->line_budget) {
+		c->budget_refusals++; /* no new table until the next walk empties the cache */
+		return false;
+	}
 	if (!s->lines_ok) {
 		/* a table that V8 built later is picked up; a failed scan is retried next time */
 		uint64_t le = 0;
@@ -225,6 +237,8 @@ bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_
 				c->scanned++;
 			}
 		}
+		if (s->lines_ok)
+			c->line_bytes += s->nends * sizeof(*s->ends);
 	}
 	return s->lines_ok && line_table_lookup(s->ends, s->nends, pos, line, col);
 }

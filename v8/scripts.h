@@ -23,12 +23,20 @@ struct v8_script {
 	bool from_line_ends;           /* table came from Script.line_ends (else from the source) */
 };
 
+/* The line tables of all cached Scripts together stay within this (a target could otherwise make
+ * 4,096 scripts × 16 MB of line ends); past it no new table is built until the next walk, which
+ * empties them all. */
+#define SCRIPT_LINES_BUDGET ((size_t)64 << 20)
+
 /* Entries never move (see util/stable_pool.h); a full cache is emptied only between walks. */
 struct script_cache {
 	struct stable_pool entries; /* struct v8_script */
 	struct u64map idx; /* script address → index + 1 */
 	struct intern *strings;
 	unsigned long rebuilt, scanned;
+	size_t line_bytes, line_budget;  /* bytes of all line tables; SCRIPT_LINES_BUDGET */
+	unsigned long budget_refusals;   /* positions left unresolved because the budget was full */
+	unsigned long budget_flushes;    /* walks that began by emptying the tables */
 };
 
 void script_cache_init(struct script_cache *c, struct intern *strings);

@@ -112,9 +112,9 @@ function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = N
 // fixture.pid is the fixture's own pid; fixture.done resolves with v8walk's {code, signal, stderr}
 // once v8walk and the fixture (which shares its stdout and stderr) are both gone; fixture.exited
 // as soon as v8walk exits.
-function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [] } = {}) {
+function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = {} } = {}) {
   const argv = withMode([...v8walkArgs, '--', NODE, ...nodeArgs, path.join(FIXTURES, name), ...args]);
-  const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV } });
+  const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
   const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));

@@ -105,3 +105,38 @@ test('launch: a program that never runs node runs to its end, unsampled, and say
   assert.match(r.stderr, /sh never ran node.*, so nothing was sampled/);
   assert.strictEqual(r.stdout, '');
 });
+
+// What a program started the way v8walk is started here begins with (signal mask, ignored set),
+// as grep shows it (node and sh reset their own signal state at start; grep does not)
+function statusSignals(text) {
+  return { sigBlk: /^SigBlk:\s+(\S+)/m.exec(text)?.[1], sigIgn: /^SigIgn:\s+(\S+)/m.exec(text)?.[1] };
+}
+const GREP_SIGNALS = ['/bin/grep', '-E', '^Sig(Blk|Ign):', '/proc/self/status'];
+function spawnedSignalState() {
+  return statusSignals(require('node:child_process').execFileSync(GREP_SIGNALS[0], GREP_SIGNALS.slice(1)).toString());
+}
+
+test('launch under sudo: the program runs as the user who ran sudo and their groups; --keep-root keeps root', async (t) => {
+  if (process.getuid() !== 0) { t.skip('needs root (v8walk under sudo is root)'); return; }
+  const sudo = { SUDO_UID: '65534', SUDO_GID: '65534', SUDO_USER: 'nobody', SUDO_COMMAND: '/bin/true' };
+  const out = outFile();
+  const fx = await h.launchFixture('identity.js', { v8walkArgs: ['--raw', '-o', out], env: sudo });
+  t.after(() => fx.stop());
+  assert.strictEqual(fx.ready.uid, 65534, 'not root');
+  assert.strictEqual(fx.ready.gid, 65534);
+  assert.ok(!fx.ready.groups.includes(0), `no root group: ${fx.ready.groups}`);
+  fx.child.stdin.write('exit\n');
+  const r = await fx.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+
+  const kept = await h.launchFixture('identity.js', { v8walkArgs: ['--raw', '--keep-root', '-o', outFile()], env: sudo });
+  t.after(() => kept.stop());
+  assert.strictEqual(kept.ready.uid, 0, '--keep-root keeps root');
+  kept.child.stdin.write('exit\n');
+  assert.strictEqual((await kept.done).code, 0);
+});
+
+test('launch: the program starts with the signal mask v8walk was given, not the one it samples with', async () => {
+  const r = await h.runV8walk(['--raw', '-o', outFile(), '--', ...GREP_SIGNALS]);
+  assert.deepStrictEqual(statusSignals(r.stdout), spawnedSignalState(), `${r.stdout}\n${r.stderr}`);
+});

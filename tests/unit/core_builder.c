@@ -105,6 +105,7 @@ void cb_load(struct core_builder *b, uint64_t vaddr, uint64_t memsz, uint32_t fl
 	b->loads[b->nloads].flags = flags;
 	b->loads[b->nloads].data = data;
 	b->loads[b->nloads].filesz = filesz;
+	b->loads[b->nloads].forced_offset = 0;
 	b->nloads++;
 }
 
@@ -133,13 +134,16 @@ size_t cb_write(struct core_builder *b, const char *path)
 	uint64_t offs[CB_MAX_LOADS];
 	for (size_t i = 0; i < b->nloads; i++) {
 		offs[i] = off;
-		Elf64_Phdr l = {.p_type = PT_LOAD, .p_flags = b->loads[i].flags, .p_offset = off,
+		uint64_t forced = b->loads[i].forced_offset;
+		Elf64_Phdr l = {.p_type = PT_LOAD, .p_flags = b->loads[i].flags,
+				.p_offset = forced ? forced : off,
 				.p_vaddr = b->loads[i].vaddr, .p_filesz = b->loads[i].filesz,
 				.p_memsz = b->loads[i].memsz, .p_align = 4096};
 		fwrite(&l, sizeof(l), 1, f);
 		off += (b->loads[i].filesz + 4095) & ~4095ULL;
 	}
-	fwrite(b->notes, 1, b->nnotes, f);
+	if (b->nnotes)
+		fwrite(b->notes, 1, b->nnotes, f);
 	for (size_t i = 0; i < b->nloads; i++) {
 		fseek(f, (long)offs[i], SEEK_SET);
 		fwrite(b->loads[i].data, 1, b->loads[i].filesz, f);

@@ -23,6 +23,7 @@ struct core_builder {
 		uint32_t flags; /* PF_R | PF_W | PF_X */
 		const void *data;
 		size_t filesz;
+		uint64_t forced_offset; /* 0: laid out by cb_write; else p_offset as given (hostile) */
 	} loads[CB_MAX_LOADS];
 	size_t nloads;
 	uint16_t etype; /* ET_CORE unless a test wants another */

@@ -5,14 +5,21 @@
  * for files that are not usable cores. */
 #include <criterion/criterion.h>
 #include <elf.h>
+#include <malloc.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../postmortem/core_buildid.h"
 #include "../../postmortem/core_file.h"
 #include "../../postmortem/core_space.h"
+#include "../../postmortem/core_target.h"
+#include "../../cli/modes.h"
+#include "../../cli/options.h"
+#include <criterion/redirect.h>
 #include "../../postmortem/memsrc_core.h"
 #include "core_builder.h"
 
@@ -206,7 +213,9 @@ Test(core, file_fallback_build_id_and_omitted_mappings)
 	    {text_at, text_at + 0x2000, text_off / 4096, self},
 	};
 	cb_files(&b, files, 2);
-	cb_load(&b, base, 0x3000, PF_R, self_img->data, 0x1000);
+	static uint8_t first_page[0x1000];
+	cr_assert_eq(elf_image_read_file(self_img, 0, first_page, sizeof(first_page)), sizeof(first_page));
+	cb_load(&b, base, 0x3000, PF_R, first_page, 0x1000);
 	cb_load(&b, 0x20000, 0x1000, PF_R | PF_W, anon, 0); /* anonymous, not dumped */
 	cb_write(&b, core_path("f"));
 	struct core_file cf;
@@ -218,17 +227,20 @@ Test(core, file_fallback_build_id_and_omitted_mappings)
 
 	uint8_t buf[64];
 	cr_assert(mem_read(&m.base, base + 0x10, buf, sizeof(buf)));
-	cr_assert_eq(memcmp(buf, self_img->data + 0x10, sizeof(buf)), 0);
+	cr_assert_eq(memcmp(buf, first_page + 0x10, sizeof(buf)), 0);
 	cr_assert_eq(m.from_core, 1);
 	cr_assert(mem_read(&m.base, base + 0x1800, buf, sizeof(buf)), "read from the file");
-	cr_assert_eq(memcmp(buf, self_img->data + 0x1800, sizeof(buf)), 0);
+	uint8_t want[64];
+	cr_assert_eq(elf_image_read_file(self_img, 0x1800, want, sizeof(want)), sizeof(want));
+	cr_assert_eq(memcmp(buf, want, sizeof(buf)), 0);
 	cr_assert_eq(m.from_files, 1);
 	/* the omitted code mapping: executable (from the file's program headers), readable */
 	const struct mapping *tm = maps_find(&as.maps, text_at + 0x10);
 	cr_assert_not_null(tm);
 	cr_assert(tm->prot & MAP_X);
 	cr_assert(mem_read(&m.base, text_at + 0x100, buf, sizeof(buf)));
-	cr_assert_eq(memcmp(buf, self_img->data + text_off + 0x100, sizeof(buf)), 0);
+	cr_assert_eq(elf_image_read_file(self_img, text_off + 0x100, want, sizeof(want)), sizeof(want));
+	cr_assert_eq(memcmp(buf, want, sizeof(buf)), 0);
 	struct addr_info ai;
 	cr_assert(addrspace_lookup(&as, text_at + 0x100, &ai));
 	cr_assert_not_null(ai.mod);
@@ -271,5 +283,191 @@ Test(core, files_that_are_not_usable_cores)
 	open_fails(core_path("cut"), "ends inside its program headers");
 	cr_assert_eq(truncate(core_path("cut"), 40), 0);
 	open_fails(core_path("cut"), "ends inside its ELF header");
+	cb_free(&b);
+}
+
+Test(core, file_offsets_and_segment_ends_past_2_64_are_not_wrapped)
+{
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 6, 0x401234, 0x7ffd0000);
+	const struct cb_file files[] = {
+	    {0x7f0000000000, 0x7f0000002000, 1ULL << 60, "/lib/wraps.so"}, /* × 4096 wraps to 0 */
+	    {0x400000, 0x402000, 0, "/usr/bin/node"},
+	};
+	cb_files(&b, files, 2);
+	static const uint8_t bytes[16] = "dumped";
+	cb_load(&b, 0x10000, 0x1000, PF_R, bytes, sizeof(bytes));
+	b.loads[0].forced_offset = 0xfffffffffffffff0ULL; /* offset + filesz wraps to 0 */
+	cb_write(&b, core_path("wrap"));
+	struct core_file cf;
+	open_ok(&cf, core_path("wrap"));
+	for (size_t i = 0; i < cf.files.n; i++)
+		cr_assert(strcmp(cf.files.v[i].path, "/lib/wraps.so") != 0 || cf.files.v[i].pgoff != 0,
+			  "a page offset past 2^64 is not read as offset 0");
+	cr_assert_eq(cf.files.n, 1, "only the mapping with a real offset is kept");
+	cr_assert(cf.truncated, "the segment that is not in the file makes the core truncated");
+	cr_assert_geq(cf.expected_size, 0xfffffffffffffff0ULL, "its end is not wrapped to 0");
+	uint8_t buf[8];
+	cr_assert_eq(core_read(&cf, 0x10000, buf, sizeof(buf)), 0);
+	core_file_close(&cf);
+	cb_free(&b);
+}
+
+Test(core, failed_opens_leak_nothing)
+{
+	char empty[160];
+	snprintf(empty, sizeof(empty), "%s/empty-core-with-a-long-name-to-make-every-leaked-copy-visible",
+		 dir);
+	FILE *f = fopen(empty, "w");
+	cr_assert_not_null(f);
+	fclose(f);
+	const char *paths[] = {empty, dir, "/nonexistent/core-with-a-long-name-to-make-a-leak-visible"};
+	for (size_t k = 0; k < 3; k++) {
+		struct strbuf err;
+		sb_init(&err);
+		struct core_file cf;
+		cr_assert_not(core_file_open(&cf, paths[k], &err)); /* warm up the allocator */
+		size_t before = mallinfo2().uordblks;
+		for (int i = 0; i < 2000; i++) {
+			sb_reset(&err);
+			cr_assert_not(core_file_open(&cf, paths[k], &err));
+		}
+		size_t after = mallinfo2().uordblks;
+		cr_assert_lt(after, before + 4096, "%s: %zu bytes more in use after 2000 failed opens (%s)",
+			     paths[k], after - before, err.s);
+		sb_free(&err);
+	}
+}
+
+Test(core, fifo_as_core_is_refused_without_hanging, .timeout = 10)
+{
+	cr_assert_eq(mkfifo(core_path("fifo"), 0600), 0);
+	open_fails(core_path("fifo"), "is not a regular file");
+}
+
+/* A core whose NT_FILE names `exe` as the executable: core_target_open must refuse it and say why. */
+static void exe_refused(const char *exe, const char *want)
+{
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 6, 0x401234, 0x7ffd0000);
+	const struct cb_file files[] = {{0x400000, 0x402000, 0, exe}};
+	cb_files(&b, files, 1);
+	cb_write(&b, core_path("named"));
+	struct core_target t;
+	struct strbuf msg;
+	sb_init(&msg);
+	struct core_target_opts o = {.core_path = core_path("named")};
+	cr_assert_not(core_target_open(&t, &o, &msg), "a core naming %s is not walked", exe);
+	cr_assert(strstr(msg.s, want), "'%s' does not say '%s'", msg.s, want);
+	sb_free(&msg);
+	cb_free(&b);
+}
+
+Test(core, executable_named_as_a_fifo_is_refused_without_hanging, .timeout = 10)
+{
+	cr_assert_eq(mkfifo(core_path("exe-fifo"), 0600), 0);
+	exe_refused(core_path("exe-fifo"), "it is a FIFO, not a regular file");
+}
+
+Test(core, executable_named_as_dev_zero_is_refused, .timeout = 10)
+{
+	exe_refused("/dev/zero", "it is a device, not a regular file");
+}
+
+/* 100,000 mapped files, each with its first page dumped and its second left out (as a kernel core
+ * of a process with that many mappings has): indexing must be n log n. Quadratic indexing took
+ * 8.2 s for 40,000 entries; n log n takes well under a second for 100,000. */
+Test(core, hundred_thousand_mapped_files_index_in_n_log_n, .timeout = 60)
+{
+	enum { N = 100000 };
+	struct core_file cf;
+	memset(&cf, 0, sizeof(cf));
+	cf.fd = -1;
+	cf.segs = calloc(N, sizeof(*cf.segs));
+	maps_init(&cf.files);
+	char path[64];
+	for (size_t i = 0; i < N; i++) {
+		uint64_t start = 0x10000000ULL + i * 0x2000;
+		snprintf(path, sizeof(path), "/nonexistent/v8walk-test/lib%zu.so", i);
+		struct mapping m = {.start = start, .end = start + 0x2000, .path = path};
+		maps_add(&cf.files, &m);
+		cf.segs[i] = (struct core_segment){.vaddr = start, .memsz = 0x1000, .end = start + 0x1000,
+						   .prot = MAP_R};
+	}
+	cf.nsegs = N;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct addrspace as;
+	core_space_build(&as, &cf, NULL, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_log_info("core_space_build of %d files and %d segments: %.3f s", N, N, secs);
+	cr_assert_eq(as.maps.n, 2 * N, "each file: its dumped page and its missing page");
+	cr_assert_eq(as.nmods, N);
+	size_t idx = 0;
+	const struct module *mod = &as.mods[N / 2];
+	const struct mapping *a = addrspace_next_mapping(&as, mod, &idx);
+	const struct mapping *b = addrspace_next_mapping(&as, mod, &idx);
+	cr_assert(a && b && !addrspace_next_mapping(&as, mod, &idx), "a module's two mappings, in order");
+	cr_assert(a->end == b->start && strcmp(a->path, mod->path) == 0);
+	/* generous for a loaded machine; the quadratic version needs minutes here */
+	cr_assert_lt(secs, 5.0, "indexing %d mapped files took %.2f s", N, secs);
+	addrspace_free(&as);
+	core_file_close(&cf);
+}
+
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	int c;
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 1 >= cap)
+			buf = realloc(buf, cap = cap ? 2 * cap : 4096);
+		buf[n++] = (char)c;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[n] = 0;
+	return buf;
+}
+
+static void no_raw_controls(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		cr_assert(*p >= 0x20 || *p == '\n', "%s holds a raw control byte 0x%02x: %s", what, *p, s);
+}
+
+/* --core text: the process name (pr_fname), the core's path and the mapped files' paths come from
+ * the core; none reaches the terminal raw. */
+Test(core, core_text_escapes_what_the_core_names, .init = cr_redirect_stdout)
+{
+	cr_redirect_stderr();
+	struct core_builder b;
+	cb_init(&b);
+	cb_thread(&b, 100, 11, 0x401234, 0x7ffd0000);
+	cb_psinfo(&b, 100, "\x1b]0;PWN\x07");
+	char lib[96];
+	snprintf(lib, sizeof(lib), "%s/lib\x1b[2Jevil.so", dir);
+	const struct cb_file files[] = {{0x400000, 0x402000, 0, self}, {0x7f0000000000, 0x7f0000001000, 0, lib}};
+	cb_files(&b, files, 2);
+	const char *path = core_path("core\x1b[31m");
+	cb_write(&b, path);
+	struct options o;
+	memset(&o, 0, sizeof(o));
+	o.mode = MODE_CORE;
+	o.core = path;
+	mode_core(&o);
+	fflush(stdout);
+	fflush(stderr);
+	char *out = slurp(cr_get_redirected_stdout()), *err = slurp(cr_get_redirected_stderr());
+	no_raw_controls("stdout", out);
+	no_raw_controls("stderr", err);
+	cr_assert(strstr(out, "(\\x1b]0;PWN\\x07)"), "the process name, escaped: %s", out);
+	cr_assert(strstr(out, "core\\x1b[31m"), "the core's path, escaped: %s", out);
+	free(out);
+	free(err);
 	cb_free(&b);
 }

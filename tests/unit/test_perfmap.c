@@ -3,10 +3,13 @@
  * the walker's hook that names the JIT frames the heap could not (walker/jit_names.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../../cli/summary.h"
 #include "../../symtab/perfmap.h"
 #include "../../walker/stackwalk.h"
 #include "fake_heap.h"
@@ -196,4 +199,73 @@ Test(perfmap, unknown_jit_frames_are_named_in_stage_two)
 	stackwalk_free(&sw);
 	addrspace_free(&as);
 	fh_free(&fh);
+}
+
+/* Look again now (the file is otherwise looked at every RECHECK_NS). */
+static const char *name_at_now(uint64_t addr)
+{
+	pm.last_check_ns = 0;
+	return name_at(addr);
+}
+
+Test(perfmap, a_sparse_petabyte_file_is_read_a_bounded_amount_per_look, .timeout = 30)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/perf-3.map", dir);
+	write_file(path, "w", "1000 10 before-the-hole\n");
+	/* as large as the file system allows: 1 PB (xfs, tmpfs), else 16 TB - 4 KiB (ext4) */
+	if (truncate(path, (off_t)1 << 50) != 0)
+		cr_assert_eq(truncate(path, ((off_t)1 << 44) - 4096), 0, "a sparse file of 16 TB");
+	perfmap_init_path(&pm, path, getuid(), &names);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cr_assert_str_eq(name_at_now(0x1000), "before-the-hole");
+	cr_assert_leq(pm.parsed, PERFMAP_PASS_BYTES, "one look reads at most %llu bytes, not the file",
+		      (unsigned long long)PERFMAP_PASS_BYTES);
+	int looks = 1;
+	while (!pm.cut && looks < 1000) {
+		name_at_now(0x1000);
+		looks++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	cr_assert(pm.cut, "the map is cut at the total bound");
+	cr_assert_leq(pm.parsed, PERFMAP_MAX_BYTES);
+	cr_assert_eq(looks, (int)(PERFMAP_MAX_BYTES / PERFMAP_PASS_BYTES) + 1, "%d looks", looks);
+	cr_assert_lt(secs, 10.0, "%.1f s", secs);
+	cr_assert_str_eq(name_at_now(0x1000), "before-the-hole", "what was read is still used");
+}
+
+Test(perfmap, a_big_map_is_cut_at_its_bounds_and_says_so, .timeout = 60)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/perf-4.map", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	/* 1.5 M lines, ~70 MB: more lines than PERFMAP_MAX_ENTRIES and bytes than PERFMAP_MAX_BYTES */
+	for (unsigned i = 0; i < 1500000; i++)
+		fprintf(f, "%x 10 JS:*function_with_a_long_name_%u /srv/app/some/file.js:%u:1\n",
+			0x100000 + i * 0x10, i, i);
+	fclose(f);
+	perfmap_init_path(&pm, path, getuid(), &names);
+	cr_assert_str_eq(name_at_now(0x100000), "JS:*function_with_a_long_name_0 /srv/app/some/file.js:0:1");
+	cr_assert_leq(pm.parsed, PERFMAP_PASS_BYTES, "read incrementally (%llu bytes)", (unsigned long long)pm.parsed);
+	for (int looks = 0; looks < 100 && !pm.cut; looks++)
+		name_at_now(0x100000);
+	cr_assert(pm.cut);
+	cr_assert_leq(pm.n, PERFMAP_MAX_ENTRIES);
+	cr_assert_leq(pm.parsed, PERFMAP_MAX_BYTES);
+	cr_assert_leq(pm.names.len, PERFMAP_MAX_BYTES, "names are bounded by the bytes read");
+	unsigned last = (unsigned)pm.n - 1;
+	char want[96];
+	snprintf(want, sizeof(want), "JS:*function_with_a_long_name_%u /srv/app/some/file.js:%u:1", last, last);
+	cr_assert_str_eq(name_at_now(0x100000 + (uint64_t)last * 0x10), want);
+	cr_assert_null(name_at_now(0x100000 + 1499999ULL * 0x10), "lines past the cut are not used");
+	char *said = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&said, &len);
+	print_limits(out, 4, &pm, NULL, NULL);
+	fclose(out);
+	cr_assert(strstr(said, "v8walk: the perf map of process 4 was cut after "), "the summary says so: %s", said);
+	free(said);
 }

@@ -480,21 +480,22 @@ Test(positions, interpreted_frame_position)
 
 /* --- Error.stack string rules ---------------------------------------------------------------- */
 
+#define S(lit) lit, strlen(lit) /* a literal as counted bytes */
 Test(positions, callsite_string_rules)
 {
-	cr_assert(callsite_is_identifier("paint"));
-	cr_assert(callsite_is_identifier("$_x9"));
-	cr_assert(callsite_is_identifier("площадь"));
-	cr_assert_not(callsite_is_identifier("get area"));
-	cr_assert_not(callsite_is_identifier("o.x"));
-	cr_assert_not(callsite_is_identifier("9lives"));
-	cr_assert_not(callsite_is_identifier(""));
-	cr_assert(callsite_ends_with_method("step", "step", false));
-	cr_assert(callsite_ends_with_method("Module._compile", "_compile", false));
-	cr_assert_not(callsite_ends_with_method("get area", "area", false));
-	cr_assert(callsite_ends_with_method("get area", "area", true));
-	cr_assert_not(callsite_ends_with_method("step", "_onImmediate", true));
-	cr_assert_not(callsite_ends_with_method("xarea", "area", true));
+	cr_assert(callsite_is_identifier(S("paint")));
+	cr_assert(callsite_is_identifier(S("$_x9")));
+	cr_assert(callsite_is_identifier(S("площадь")));
+	cr_assert_not(callsite_is_identifier(S("get area")));
+	cr_assert_not(callsite_is_identifier(S("o.x")));
+	cr_assert_not(callsite_is_identifier(S("9lives")));
+	cr_assert_not(callsite_is_identifier(S("")));
+	cr_assert(callsite_ends_with_method(S("step"), S("step"), false));
+	cr_assert(callsite_ends_with_method(S("Module._compile"), S("_compile"), false));
+	cr_assert_not(callsite_ends_with_method(S("get area"), S("area"), false));
+	cr_assert(callsite_ends_with_method(S("get area"), S("area"), true));
+	cr_assert_not(callsite_ends_with_method(S("step"), S("_onImmediate"), true));
+	cr_assert_not(callsite_ends_with_method(S("xarea"), S("area"), true));
 }
 
 /* --- Maglev safepoints -------------------------------------------------------------------------- */

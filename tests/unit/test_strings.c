@@ -1,8 +1,11 @@
 /* test_strings.c — V8 string decoding over a synthetic heap: every representation, Latin-1 and
  * UTF-16 conversion, bounds, cycles, and line tables built from sources. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../../cli/summary.h"
 #include "../../v8/scripts.h"
 #include "../../v8/strings.h"
 #include "fake_heap.h"
@@ -181,4 +184,36 @@ Test(strings, line_table_lookup_edges)
 	cr_assert(line_table_lookup(ends, 3, 12, &line, &col) && line == 3 && col == 3);
 	cr_assert_not(line_table_lookup(ends, 3, 13, &line, &col));
 	cr_assert_not(line_table_lookup(ends, 3, -1, &line, &col));
+}
+
+Test(strings, line_tables_stay_within_their_budget)
+{
+	struct intern names;
+	intern_init(&names);
+	struct script_cache sc;
+	script_cache_init(&sc, &names);
+	sc.line_budget = 4 * sizeof(uint32_t); /* room for one table of four lines */
+	struct v8_script *a = script_get(&sc, &fh.h, script_with_source(fh_str1(&fh, "a\nb\nc\nd")));
+	struct v8_script *b = script_get(&sc, &fh.h, script_with_source(fh_str1(&fh, "x\ny\nz")));
+	int32_t line, col;
+	cr_assert(script_position(&sc, &fh.h, a, 6, &line, &col));
+	cr_assert_eq(line, 4);
+	cr_assert_eq(sc.line_bytes, 4 * sizeof(uint32_t), "the table's bytes are counted");
+	cr_assert_not(script_position(&sc, &fh.h, b, 2, &line, &col), "no second table past the budget");
+	cr_assert_eq(sc.budget_refusals, 1);
+	cr_assert(script_position(&sc, &fh.h, a, 0, &line, &col), "tables already built still answer");
+	script_cache_begin_walk(&sc); /* the next walk starts by emptying the tables */
+	cr_assert_eq(sc.budget_flushes, 1);
+	cr_assert_eq(sc.line_bytes, 0);
+	cr_assert(script_position(&sc, &fh.h, b, 2, &line, &col));
+	cr_assert_eq(line, 2);
+	char *said = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&said, &len);
+	print_limits(out, 7, NULL, &sc, NULL);
+	fclose(out);
+	cr_assert(strstr(said, "the line tables of process 7's scripts reached their budget"), "%s", said);
+	free(said);
+	script_cache_free(&sc);
+	intern_free(&names);
 }

@@ -107,11 +107,11 @@ Test(writers, natives_aggregate_regardless_of_pc)
 	free(out);
 }
 
-Test(writers, unsafe_characters_are_replaced)
+Test(writers, unsafe_characters_are_escaped)
 {
 	add(1, 1, js("evil;name\nwith\ttabs", "/srv/x;y.js", 1, 1));
 	char *out = render(1, 0);
-	cr_assert(strstr(out, "evil:name with tabs (/srv/x:y.js:1)_[j] 1\n"), "%s", out);
+	cr_assert(strstr(out, "evil:name\\x0awith\\x09tabs (/srv/x:y.js:1)_[j] 1\n"), "%s", out);
 	free(out);
 }
 
