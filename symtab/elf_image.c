@@ -106,9 +106,45 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
-static struct elf_image *open_plain(const char *path, const char **err)
+/* Index an ELF file held in memory (mapped from fd, or the caller's buffer when fd is -1). On
+ * failure the caller still owns fd and data. */
+static struct elf_image *index_image(const char *path, int fd, const uint8_t *data, size_t size,
+				     const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
+	if (size < 64 || memcmp(data, ELFMAG, SELFMAG) != 0) {
+		*err = "not an ELF file";
+		return NULL;
+	}
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL)
+			   : elf_memory((char *)data, size);
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64) {
+		if (elf)
+			elf_end(elf);
+		*err = "not an x86-64 ELF file";
+		return NULL;
+	}
+	struct elf_image *img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	img->fd = fd;
+	img->data = data;
+	img->size = size;
+	img->elf = elf;
+	img->etype = eh.e_type;
+	read_phdrs(img);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			img->has_symtab = true;
+	}
+	return img;
+}
+
+static struct elf_image *open_plain(const char *path, const char **err)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		*err = "cannot open file";
@@ -126,37 +162,20 @@ static struct elf_image *open_plain(const char *path, const char **err)
 		*err = "cannot map file";
 		return NULL;
 	}
-	if (memcmp(data, ELFMAG, SELFMAG) != 0) {
+	struct elf_image *img = index_image(path, fd, data, (size_t)st.st_size, err);
+	if (!img) {
 		munmap(data, (size_t)st.st_size);
 		close(fd);
-		*err = "not an ELF file";
-		return NULL;
 	}
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Ehdr eh;
-	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64) {
-		if (elf)
-			elf_end(elf);
-		munmap(data, (size_t)st.st_size);
-		close(fd);
-		*err = "not an x86-64 ELF file";
-		return NULL;
-	}
-	struct elf_image *img = xcalloc(1, sizeof(*img));
-	img->path = xstrdup(path);
-	img->fd = fd;
-	img->data = data;
-	img->size = (size_t)st.st_size;
-	img->elf = elf;
-	img->etype = eh.e_type;
-	read_phdrs(img);
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			img->has_symtab = true;
-	}
+	return img;
+}
+
+struct elf_image *elf_image_from_buffer(const char *name, const uint8_t *data, size_t size,
+					const char **err)
+{
+	struct elf_image *img = index_image(name, -1, data, size, err);
+	if (img)
+		index_funcs(img);
 	return img;
 }
 
@@ -178,8 +197,10 @@ void elf_image_close(struct elf_image *img)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
 	elf_image_close(img->debug);
 	elf_end(img->elf);
-	munmap((void *)img->data, img->size);
-	close(img->fd);
+	if (img->fd >= 0) { /* else the caller's buffer (elf_image_from_buffer) */
+		munmap((void *)img->data, img->size);
+		close(img->fd);
+	}
 	free(img->loads);
 	free(img->funcs);
 	free(img->path);
@@ -246,15 +267,18 @@ bool elf_image_read(const struct elf_image *img, uint64_t vaddr, void *buf, size
 {
 	for (size_t i = 0; i < img->nloads; i++) {
 		const struct elf_load *l = &img->loads[i];
-		if (vaddr < l->vaddr || vaddr + len > l->vaddr + l->memsz)
+		/* every sum of values from the file checked for overflow (found by fuzz/fuzz_elf.c) */
+		if (vaddr < l->vaddr || len > l->memsz || vaddr - l->vaddr > l->memsz - len)
 			continue;
 		uint64_t rel = vaddr - l->vaddr;
 		size_t in_file = 0;
 		if (rel < l->filesz)
 			in_file = (size_t)(l->filesz - rel < len ? l->filesz - rel : len);
-		if (in_file && l->offset + rel + in_file > img->size)
+		if (in_file && (l->offset > img->size || rel > img->size - l->offset ||
+				in_file > img->size - l->offset - rel))
 			return false;
-		memcpy(buf, img->data + l->offset + rel, in_file);
+		if (in_file)
+			memcpy(buf, img->data + l->offset + rel, in_file);
 		memset((char *)buf + in_file, 0, len - in_file);
 		return true;
 	}

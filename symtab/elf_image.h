@@ -22,7 +22,7 @@ struct elf_sym {
 
 struct elf_image {
 	char *path;
-	int fd;
+	int fd;              /* -1 for a buffer given by the caller */
 	const uint8_t *data; /* the whole file, mapped read-only */
 	size_t size;
 	struct Elf *elf;
@@ -44,6 +44,10 @@ struct elf_image {
  * file's function symbols are completed from /usr/lib/debug/.build-id/xx/yyyy.debug when the
  * distribution's debug package is installed. */
 struct elf_image *elf_image_open(const char *path, const char **err);
+/* Index an ELF file held in the caller's buffer, which must outlive the image and be writable
+ * memory libelf may treat as its own (fuzzing, tests); no separate debug file is looked up. */
+struct elf_image *elf_image_from_buffer(const char *name, const uint8_t *data, size_t size,
+					const char **err);
 void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */
