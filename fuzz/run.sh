@@ -36,15 +36,17 @@ run_one() {
 		"${execs:-?}" "${cov:-?}" "${ft:-?}" "$units" "$result"
 	[ "$result" = ok ]
 }
-pids=""
-for name in "$@"; do
-	if [ "$FUZZ_JOBS" -gt 1 ]; then
-		run_one "$name" &
+# FUZZ_JOBS at a time: a batch runs in the background, then the next
+set -- "$@"
+while [ $# -gt 0 ]; do
+	pids=""
+	i=0
+	while [ $# -gt 0 ] && [ $i -lt "$FUZZ_JOBS" ]; do
+		run_one "$1" &
 		pids="$pids $!"
-		while [ "$(jobs -p | wc -l)" -ge "$FUZZ_JOBS" ]; do sleep 1; done
-	else
-		run_one "$name" || status=1
-	fi
+		i=$((i + 1))
+		shift
+	done
+	for p in $pids; do wait "$p" || status=1; done
 done
-for p in $pids; do wait "$p" || status=1; done
 exit $status
