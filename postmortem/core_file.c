@@ -132,7 +132,6 @@ bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err)
 {
 	memset(cf, 0, sizeof(*cf));
 	cf->fd = -1;
-	cf->path = xstrdup(path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
@@ -157,6 +156,7 @@ bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err)
 		close(fd);
 		return false;
 	}
+	cf->path = xstrdup(path); /* only now: the error paths above leaked it (make check-asan) */
 	cf->fd = fd;
 	cf->data = data;
 	cf->size = (size_t)st.st_size;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "eh_frame_check.h"
 #include "elf_notes.h"
 
 enum { SIZELESS_SYM_SPAN = 4096 };
@@ -353,11 +354,33 @@ const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
 	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
+/* Is the .eh_frame section (when there is one) safe to hand to libdw (eh_frame_check.h)? */
+static bool eh_frame_safe(const struct elf_image *img)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return true;
+	const unsigned char *ident = (const unsigned char *)elf_getident(img->elf, NULL);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *n = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, ".eh_frame") != 0)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		return !d || !ident || eh_frame_registers_ok(ident, d);
+	}
+	return true;
+}
+
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
 {
 	if (!img->cfi_loaded) {
 		img->cfi_loaded = true;
-		img->cfi = (struct Dwarf_CFI_s *)dwarf_getcfi_elf(img->elf);
+		if (eh_frame_safe(img)) /* else no CFI: the unwinder falls back to frame pointers */
+			img->cfi = (struct Dwarf_CFI_s *)dwarf_getcfi_elf(img->elf);
 	}
 	return img->cfi;
 }
