@@ -4,7 +4,7 @@
 // answering, untraced (TracerPid 0 in every task), not stopped (no task in state t or T), its
 // longest heartbeat gap below GAP_BOUND_MS, and no v8walk process may be left.
 //
-// `make check` runs a slice (CYCLES/KILLS/DUMPS below, about 40 s); `make torture` runs the full
+// `make check` runs a slice (CYCLES/KILLS/DUMPS below, about 15 s per node line); `make torture` runs the full
 // counts of the hardening issue (300 attach/detach cycles, 50 SIGKILLs, 20 dumps; about 4 minutes)
 // with TORTURE_FULL=1. The random moments come from a seeded generator whose seed is printed
 // (TORTURE_SEED=N repeats a run).
@@ -14,9 +14,9 @@ const fs = require('node:fs');
 const h = require('./harness');
 
 const FULL = process.env.TORTURE_FULL === '1';
-const CYCLES = FULL ? 300 : 40;
-const KILLS = FULL ? 50 : 8;
-const DUMPS = FULL ? 20 : 4;
+const CYCLES = FULL ? 300 : 20;
+const KILLS = FULL ? 50 : 5;
+const DUMPS = FULL ? 20 : 3;
 // A thread of the target held stopped shows as a heartbeat gap. Samples pause a thread for tens of
 // microseconds and attaching takes milliseconds; the bound leaves room for a loaded 2-CPU CI machine
 // (the busy worker competes with v8walk and the test runner for the CPUs), and is far below what a
