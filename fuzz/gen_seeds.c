@@ -45,6 +45,8 @@ static void heap_seed(struct out *o, struct fake_heap *fh, const char *file, uin
 				       .aux2 = 0, .op = op, .num = num};
 	write_seed(o, "v8_heap", file, &hd, sizeof(hd), fh->mem + (base - fh->start),
 		   fh->start + fh->used - base);
+	/* zeroed for the next seed: fake_heap's builders leave some bytes as they find them */
+	memset(fh->mem + (base - fh->start), 0, fh->start + fh->used - base);
 	heap_input_load(fh, NULL, 0);
 }
 
