@@ -354,31 +354,17 @@ const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
 	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
-/* The section named `name` with file contents (not NOBITS), or NULL. */
-static Elf_Scn *find_section(const struct elf_image *img, const char *name, GElf_Shdr *sh)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
-		return NULL;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
-			continue;
-		const char *n = elf_strptr(img->elf, shstrndx, sh->sh_name);
-		if (n && strcmp(n, name) == 0)
-			return scn;
-	}
-	return NULL;
-}
-
 /* Is the .eh_frame section (when there is one) safe to hand to libdw (eh_frame_check.h)? */
 static bool eh_frame_safe(const struct elf_image *img)
 {
-	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(img, ".eh_frame", &sh);
+	size_t size;
+	const uint8_t *bytes = elf_image_section(img, ".eh_frame", &size);
 	const unsigned char *ident = (const unsigned char *)elf_getident(img->elf, NULL);
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	return !d || !ident || eh_frame_registers_ok(ident, d);
+	if (!bytes || !ident)
+		return true;
+	Elf_Data d = {.d_buf = (void *)bytes, .d_size = size, .d_type = ELF_T_BYTE,
+		      .d_version = EV_CURRENT};
+	return eh_frame_registers_ok(ident, &d);
 }
 
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
@@ -393,10 +379,21 @@ struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
 
 const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size)
 {
-	GElf_Shdr sh;
-	if (!find_section(img, name, &sh) || sh.sh_offset > img->size ||
-	    sh.sh_size > img->size - sh.sh_offset)
+	size_t shstrndx;
+	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
 		return NULL;
-	*size = sh.sh_size;
-	return img->data + sh.sh_offset;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *n = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
+			return NULL;
+		*size = sh.sh_size;
+		return img->data + sh.sh_offset;
+	}
+	return NULL;
 }
