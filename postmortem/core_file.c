@@ -120,6 +120,17 @@ static bool read_phdrs(struct core_file *cf, const Elf64_Ehdr *eh, struct strbuf
 	return true;
 }
 
+/* The header, segments and notes of cf->data; on failure the core is closed. */
+static bool index_core(struct core_file *cf, struct strbuf *err)
+{
+	Elf64_Ehdr eh;
+	if (!check_header(cf, &eh, err) || !read_phdrs(cf, &eh, err)) {
+		core_file_close(cf);
+		return false;
+	}
+	return true;
+}
+
 bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err)
 {
 	memset(cf, 0, sizeof(*cf));
@@ -146,17 +157,24 @@ bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err)
 		return false;
 	}
 	cf->size = (size_t)st.st_size;
-	Elf64_Ehdr eh;
-	if (!check_header(cf, &eh, err) || !read_phdrs(cf, &eh, err)) {
-		core_file_close(cf);
-		return false;
-	}
-	return true;
+	return index_core(cf, err);
+}
+
+bool core_file_from_buffer(struct core_file *cf, const char *name, const uint8_t *data, size_t size,
+			   struct strbuf *err)
+{
+	memset(cf, 0, sizeof(*cf));
+	cf->fd = -1;
+	cf->path = xstrdup(name);
+	cf->data = data;
+	cf->size = size;
+	cf->borrowed = true;
+	return index_core(cf, err);
 }
 
 void core_file_close(struct core_file *cf)
 {
-	if (cf->data)
+	if (cf->data && !cf->borrowed)
 		munmap((void *)cf->data, cf->size);
 	if (cf->fd >= 0)
 		close(cf->fd);

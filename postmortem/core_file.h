@@ -52,11 +52,15 @@ struct core_file {
 	uint64_t expected_size;    /* where the last dumped byte should be */
 	bool truncated;            /* the file ends before some segment's data */
 	bool have_ntfile;
+	bool borrowed;             /* data is the caller's buffer (core_file_from_buffer) */
 };
 
 /* Open and index a core. On failure returns false with a one-line reason in *err (which names
  * the file). */
 bool core_file_open(struct core_file *cf, const char *path, struct strbuf *err);
+/* The same for a core held in the caller's buffer (fuzzing, tests); it must outlive cf. */
+bool core_file_from_buffer(struct core_file *cf, const char *name, const uint8_t *data, size_t size,
+			   struct strbuf *err);
 void core_file_close(struct core_file *cf);
 
 /* The segment containing addr, or NULL. */

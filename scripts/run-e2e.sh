@@ -11,11 +11,13 @@ set -eu
 cd "$(dirname "$0")/.."
 : "${V8WALK:=$PWD/build/v8walk}"
 : "${V8WALK_MODES:=ptrace bpf}"
+: "${E2E_RESULTS:=build/matrix}" # one JSON of results per node (the support table's input)
 export V8WALK
 
-# test files of a pass
+# test files of a pass (E2E_FILES="a.test.js b.test.js" runs only those of tests/e2e/)
 files_for() {
-	for f in tests/e2e/*.test.js; do
+	for f in ${E2E_FILES:-tests/e2e/*.test.js}; do
+		f=tests/e2e/$(basename "$f")
 		case "$1:$(basename "$f")" in
 		bpf:core.test.js | bpf:core_damage.test.js | bpf:version_info.test.js | bpf:dump.test.js | \
 		bpf:hostile.test.js) ;;
@@ -25,8 +27,8 @@ files_for() {
 }
 
 run_suite() { # label node-binary libdir order
-	mkdir -p build/matrix
-	result=build/matrix/$(echo "$1" | tr -c 'A-Za-z0-9.\n' '_').json
+	mkdir -p "$E2E_RESULTS"
+	result=$E2E_RESULTS/$(echo "$1" | tr -c 'A-Za-z0-9.\n' '_').json
 	rm -f "$result"
 	for mode in $V8WALK_MODES; do
 		echo "=== end-to-end suite on $1: $2, $mode mode"

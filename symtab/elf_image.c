@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "eh_frame_check.h"
 #include "elf_notes.h"
 
 enum { SIZELESS_SYM_SPAN = 4096, MAX_NOTE_BYTES = 1 << 16 };
@@ -109,6 +110,47 @@ static void index_funcs(struct elf_image *img)
 	img->nfuncs = w;
 }
 
+/* Index an ELF file read with pread from fd, or held in the caller's buffer (fd -1). On failure
+ * the caller still owns fd. */
+static struct elf_image *index_image(const char *path, int fd, const uint8_t *data, size_t size,
+				     const char **err)
+{
+	/* nothing of a file is mapped: the target may truncate it while it is open, and a read from
+	 * a mapping past the new end is SIGBUS. libelf reads what it needs with pread (ELF_C_READ)
+	 * into its own buffers, and so does elf_image_read. */
+	char magic[SELFMAG];
+	if (size < 64 || (fd >= 0 ? pread(fd, magic, SELFMAG, 0) != SELFMAG
+				  : (memcpy(magic, data, SELFMAG), false)) ||
+	    memcmp(magic, ELFMAG, SELFMAG) != 0) {
+		*err = "not an ELF file";
+		return NULL;
+	}
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : elf_memory((char *)data, size);
+	GElf_Ehdr eh;
+	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64) {
+		if (elf)
+			elf_end(elf);
+		*err = "not an x86-64 ELF file";
+		return NULL;
+	}
+	struct elf_image *img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	img->fd = fd;
+	img->data = fd >= 0 ? NULL : data;
+	img->size = size;
+	img->elf = elf;
+	img->etype = eh.e_type;
+	read_phdrs(img);
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			img->has_symtab = true;
+	}
+	return img;
+}
+
 static struct elf_image *open_plain(const char *path, const struct file_expect *ex, const char **err)
 {
 	elf_version(EV_CURRENT); /* idempotent */
@@ -124,38 +166,19 @@ static struct elf_image *open_plain(const char *path, const struct file_expect *
 		*err = "not an ELF file";
 		return NULL;
 	}
-	/* nothing of the file is mapped: the target may truncate it while it is open, and a read
-	 * from a mapping past the new end is SIGBUS. libelf reads what it needs with pread
-	 * (ELF_C_READ) into its own buffers, and so does elf_image_read. */
-	char magic[SELFMAG];
-	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG) != 0) {
+	struct elf_image *img = index_image(path, fd, NULL, (size_t)st.st_size, err);
+	if (!img)
 		close(fd);
-		*err = "not an ELF file";
-		return NULL;
-	}
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	GElf_Ehdr eh;
-	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		*err = "not an x86-64 ELF file";
-		return NULL;
-	}
-	struct elf_image *img = xcalloc(1, sizeof(*img));
-	img->path = xstrdup(path);
-	img->fd = fd;
-	img->size = (size_t)st.st_size;
-	img->elf = elf;
-	img->etype = eh.e_type;
-	read_phdrs(img);
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			img->has_symtab = true;
-	}
+	return img;
+}
+
+struct elf_image *elf_image_from_buffer(const char *name, const uint8_t *data, size_t size,
+					const char **err)
+{
+	elf_version(EV_CURRENT); /* idempotent */
+	struct elf_image *img = index_image(name, -1, data, size, err);
+	if (img)
+		index_funcs(img);
 	return img;
 }
 
@@ -182,7 +205,8 @@ void elf_image_close(struct elf_image *img)
 		dwarf_cfi_end((Dwarf_CFI *)img->cfi);
 	elf_image_close(img->debug);
 	elf_end(img->elf);
-	close(img->fd);
+	if (img->fd >= 0) /* else the caller's buffer (elf_image_from_buffer) */
+		close(img->fd);
 	free(img->loads);
 	free(img->funcs);
 	free(img->path);
@@ -276,6 +300,10 @@ size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf,
 	if (off >= img->size)
 		return 0;
 	size_t n = img->size - off < len ? (size_t)(img->size - off) : len, done = 0;
+	if (img->fd < 0) { /* the caller's buffer */
+		memcpy(buf, img->data + off, n);
+		return n;
+	}
 	while (done < n) {
 		ssize_t got = pread(img->fd, (char *)buf + done, n - done, (off_t)(off + done));
 		if (got <= 0)
@@ -344,11 +372,25 @@ const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
 	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
+/* Is the .eh_frame section (when there is one) safe to hand to libdw (eh_frame_check.h)? */
+static bool eh_frame_safe(const struct elf_image *img)
+{
+	size_t size;
+	const uint8_t *bytes = elf_image_section(img, ".eh_frame", &size);
+	const unsigned char *ident = (const unsigned char *)elf_getident(img->elf, NULL);
+	if (!bytes || !ident)
+		return true;
+	Elf_Data d = {.d_buf = (void *)bytes, .d_size = size, .d_type = ELF_T_BYTE,
+		      .d_version = EV_CURRENT};
+	return eh_frame_registers_ok(ident, &d);
+}
+
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
 {
 	if (!img->cfi_loaded) {
 		img->cfi_loaded = true;
-		img->cfi = (struct Dwarf_CFI_s *)dwarf_getcfi_elf(img->elf);
+		if (eh_frame_safe(img)) /* else no CFI: the unwinder falls back to frame pointers */
+			img->cfi = (struct Dwarf_CFI_s *)dwarf_getcfi_elf(img->elf);
 	}
 	return img->cfi;
 }

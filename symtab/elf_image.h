@@ -27,7 +27,9 @@ struct elf_sym {
 
 struct elf_image {
 	char *path;
-	int fd;              /* read with pread; nothing is mapped (a truncated file is no SIGBUS) */
+	int fd;              /* read with pread; nothing is mapped (a truncated file is no SIGBUS);
+			      * -1 for a buffer given by the caller */
+	const uint8_t *data; /* that buffer (elf_image_from_buffer), else NULL */
 	size_t size;         /* at open */
 	struct Elf *elf;
 	uint16_t etype;
@@ -52,6 +54,10 @@ struct elf_image *elf_image_open(const char *path, const char **err);
 /* The same for a file a target or a core names: opened as *ex says (util/safe_open.h). path is
  * the target's path, resolved inside ex->root. */
 struct elf_image *elf_image_open_as(const char *path, const struct file_expect *ex, const char **err);
+/* Index an ELF file held in the caller's buffer, which must outlive the image and be writable
+ * memory libelf may treat as its own (fuzzing, tests); no separate debug file is looked up. */
+struct elf_image *elf_image_from_buffer(const char *name, const uint8_t *data, size_t size,
+					const char **err);
 void elf_image_close(struct elf_image *img);
 
 /* Read len bytes at a link-time virtual address (NOBITS reads as zeros). */

@@ -41,8 +41,12 @@ int64_t bca_length(const struct v8_heap *h, uint64_t bca)
 int64_t bca_offset_from_frame(const struct v8_heap *h, uint64_t bca, int64_t frame_value)
 {
 	int64_t len = bca_length(h, bca);
-	int64_t off = frame_value - (h->L->v[L_BCA_DATA] - 1);
-	return len >= 0 && off >= 0 && off < len ? off : -1;
+	int64_t data = h->L->v[L_BCA_DATA] - 1;
+	/* compared before subtracting: the value may be a live register's (r9), any 64 bits
+	 * (INT64_MIN - data overflowed; found by fuzz/fuzz_v8_heap.c) */
+	if (len < 0 || frame_value < data || frame_value - data >= len)
+		return -1;
+	return frame_value - data;
 }
 
 uint64_t bca_position_table(const struct v8_heap *h, uint64_t bca)

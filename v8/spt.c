@@ -59,7 +59,10 @@ bool spt_iter_next(struct spt_iter *it)
 		it->bad = true;
 		return false;
 	}
-	it->cur.code_offset += code_delta;
+	if (__builtin_add_overflow(it->cur.code_offset, code_delta, &it->cur.code_offset)) {
+		it->bad = true; /* found by fuzz/fuzz_v8_tables.c */
+		return false;
+	}
 	it->cur.position += (uint64_t)pos_delta;
 	return true;
 }

@@ -143,14 +143,21 @@ function runV8walk(args, { timeoutMs = 120000, env = {}, uid } = {}) {
   });
 }
 
-// Start v8walk and hand back the child (for signal tests).
+// Start v8walk and hand back the child (for signal tests); `sampling` resolves once v8walk says
+// it is sampling (its start-up, slower in a sanitizer build, is over), or when it ends first.
 function startV8walk(args) {
   const child = spawn(V8WALK, withMode(args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
+  let sawSampling;
+  const sampling = new Promise((resolve) => { sawSampling = resolve; });
   child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (/^v8walk: sampling /m.test(stderr)) sawSampling();
+  });
   const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  return { child, done };
+  done.then(sawSampling);
+  return { child, done, sampling };
 }
 
 // Folded output → [{frames: [...root first], count}]

@@ -107,6 +107,7 @@ test('the target exiting during sampling ends the run cleanly', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '30']);
+  await run.sampling;
   await h.sleep(1000);
   fx.child.stdin.write('exit\n');
   const r = await run.done;

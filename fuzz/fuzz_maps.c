@@ -1,0 +1,24 @@
+/* fuzz_maps.c — libFuzzer harness: /proc/PID/maps text (symtab/maps.c) parsed into mappings,
+ * then lookups at each mapping's edges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../symtab/maps.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1); /* the reader hands the parser NUL-terminated text */
+	memcpy(text, data, size);
+	text[size] = 0;
+	struct maps m;
+	maps_init(&m);
+	maps_parse(text, &m);
+	for (size_t i = 0; i < m.n; i++) {
+		maps_find(&m, m.v[i].start);
+		maps_find(&m, m.v[i].end - 1);
+		maps_find(&m, m.v[i].end);
+	}
+	maps_free(&m);
+	free(text);
+	return 0;
+}

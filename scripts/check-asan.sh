@@ -1,0 +1,28 @@
+#!/bin/sh
+# check-asan.sh BUILD — the unit tests and the end-to-end suite (ptrace mode) against a v8walk
+# built with ASan + UBSan in BUILD (make check-asan builds it), on two Node lines: the system's
+# node and Node 26 (scripts/fetch-node.sh). Any sanitizer report (memory error, leak, undefined
+# behaviour) makes v8walk exit non-zero and so fails the test that ran it. The eBPF pass is left
+# out to keep CI's added time near ten minutes: its decoding (bpf/sample_walk.c) is covered by
+# the sample_record fuzz harness, and the tracer code it skips is ptrace-only anyway.
+# On Node 26 only the files whose decoding depends on the V8 line run (frames, names, positions,
+# inlining, cores of that V8, dumps, the tracer's safety and the torture slice); the files that
+# do not (damaged cores, perf maps, errors, launch mode, --version-info) run on the system's node.
+# ASAN_E2E_FILES="a.test.js …" chooses others.
+set -eu
+cd "$(dirname "$0")/.."
+build=$1
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:print_summary=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+echo "=== check-asan: unit tests ($build/unit-tests)"
+"$build/unit-tests" --jobs 2
+status=0
+for node in "$(command -v node)" "$(scripts/fetch-node.sh 26.10.0)"; do
+	files=""
+	[ "$node" != "$(command -v node)" ] && files=${ASAN_E2E_FILES:-sampler.test.js dump.test.js \
+positions.test.js core.test.js safety.test.js torture.test.js}
+	echo "=== check-asan: end-to-end suite on $node ($("$node" --version)), ptrace mode"
+	V8WALK=$PWD/$build/v8walk NODE_UNDER_TEST=$node V8WALK_MODES=ptrace \
+		E2E_RESULTS=$build/matrix E2E_FILES=$files scripts/run-e2e.sh || status=1
+done
+exit $status
