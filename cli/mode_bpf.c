@@ -21,7 +21,7 @@
 #include "launch.h"
 #include "modes.h"
 #include "node_scan.h"
-#include "profile.h"
+#include "../profile/profile.h"
 #include "stop_signals.h"
 #include "summary.h"
 
@@ -37,6 +37,8 @@ struct bpf_run {
 	const struct options *o;
 	struct intern strings;
 	struct profile prof;
+	sample_sink_fn sink; /* where samples go (the profile) */
+	void *sink_ctx;
 	struct bpf_procs procs;
 	struct bpf_sampler *bs;
 	struct node_scan scan;
@@ -89,9 +91,12 @@ static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_re
 	}
 	stackwalk_name_natives(&p->sw, r->frames + nk, n);
 	bool complete = ws.end == UNWIND_COMPLETE;
-	uint32_t thread = thread_label(&p->labels, (pid_t)rec->tid, rec->comm, r->frames + nk, n,
-				       complete);
-	profile_add_sample(&r->prof, p->label, thread, r->frames, nk + n, 1);
+	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
+			    .process_name = p->name,
+			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
+								 r->frames + nk, n, complete),
+			    .frames = r->frames, .n = nk + n};
+	r->sink(r->sink_ctx, &sm);
 	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
 	p->samples++;
 	r->samples++;
@@ -265,7 +270,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < r->procs.n; i++)
-		sampled += r->procs.v[i]->label != 0;
+		sampled += r->procs.v[i]->name != 0;
 	double total = (double)(r->samples + lost);
 	fprintf(stderr,
 		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
@@ -379,6 +384,11 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 
 static int finish(struct bpf_run *r)
 {
+	const struct v8_runtime *rt = NULL;
+	for (size_t i = 0; i < r->procs.n && !rt; i++)
+		if (r->procs.v[i]->open)
+			rt = &r->procs.v[i]->tg.rt;
+	profile_meta_fill(r->o, rt, r->start_ns, r->end_ns ? r->end_ns : now_ns(), &r->prof.meta);
 	int rc = write_profile(r->o, &r->prof);
 	if (!r->o->quiet)
 		print_bpf_summary(r);
@@ -438,6 +448,8 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	r->o = o;
 	intern_init(&r->strings);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
+	r->sink = profile_sink;
+	r->sink_ctx = &r->prof;
 	bpf_procs_init(&r->procs, &r->strings, o);
 	node_scan_init(&r->scan);
 	u64map_init(&r->tids, 0);

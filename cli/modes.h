@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 #include "options.h"
-#include "profile.h"
+#include "../profile/profile.h"
+#include "../v8/runtime.h"
 
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);
@@ -26,6 +27,9 @@ FILE *open_output(const struct options *o);
 int close_output(const struct options *o, FILE *out, int write_rc);
 /* Write the profile in the chosen format to -o or stdout; returns 0 or 1. */
 int write_profile(const struct options *o, const struct profile *p);
+/* What the run says about itself in the profile: the target, the runtime, the rate, the time. */
+void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uint64_t start_ns,
+		       uint64_t end_ns, struct profile_meta *m);
 /* How JS frames aggregate (--function, --nolineno). */
 enum line_mode line_mode_of(const struct options *o);
 

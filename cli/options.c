@@ -36,9 +36,13 @@ static void usage(FILE *f)
 		"      --json               --dump or --core as JSON (see README for the format)\n"
 		"\n"
 		"output:\n"
-		"      --text               indented call tree (default)\n"
-		"      --raw                FlameGraph folded stacks (flamegraph.pl, speedscope)\n"
+		"  -f, --format NAME        tree (default), folded, svg, speedscope, cpuprofile or pprof;\n"
+		"                           without it, -o FILE's extension decides: .txt .folded\n"
+		"                           .collapsed .svg .speedscope.json .cpuprofile .pb.gz .pprof\n"
+		"      --text               the same as --format tree\n"
+		"      --raw                the same as --format folded (flamegraph.pl, speedscope)\n"
 		"  -o, --output FILE        write the profile to FILE instead of stdout\n"
+		"      --thread TID|NAME    cpuprofile: the thread to write (default: the main thread)\n"
 		"      --min-percent P      --text: fold subtrees below P%% of samples (default 0.5)\n"
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
@@ -77,6 +81,22 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
+/* A --format name, or an -o extension, that names no format. */
+static bool unknown_format(const char *option, const char *value)
+{
+	struct strbuf names;
+	sb_init(&names);
+	profile_writer_names(&names);
+	if (!strcmp(option, "-o"))
+		fprintf(stderr, "v8walk: which format for %s? its extension names none; give --format "
+				"(%s) or use .txt .folded .collapsed .svg .speedscope.json .cpuprofile "
+				".pb.gz .pprof\n", value, names.s);
+	else
+		fprintf(stderr, "v8walk: --format is one of %s, not '%s'\n", names.s, value);
+	sb_free(&names);
+	return false;
+}
+
 /* Options that cannot go together, and the target that must be named. */
 static bool check_combinations(const struct options *o)
 {
@@ -86,7 +106,8 @@ static bool check_combinations(const struct options *o)
 	if (o->json && o->mode != MODE_DUMP && o->mode != MODE_CORE)
 		err = "--json goes with --dump or --core";
 	else if (o->format_set && (o->mode == MODE_DUMP || o->mode == MODE_CORE))
-		err = "--text and --raw shape a sampled profile; --dump and --core print stacks as text, "
+		err = "--text and --raw (--format) shape a sampled profile; --dump and --core print stacks "
+		      "as text, "
 		      "or JSON with --json";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
@@ -114,13 +135,15 @@ static bool check_combinations(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_THREAD };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
 	    {"exe", required_argument, NULL, O_EXE},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"raw", no_argument, NULL, O_RAW},
+	    {"format", required_argument, NULL, 'f'},
+	    {"thread", required_argument, NULL, O_THREAD},
 	    {"dump", no_argument, NULL, O_DUMP},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"output", required_argument, NULL, 'o'},
@@ -150,7 +173,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
-	while ((c = getopt_long(argc, argv, "+:p:o:r:d:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:r:d:f:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -183,8 +206,15 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_KERNEL: o->kernel = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
-		case O_TEXT: o->format = OUT_TREE; o->format_set = true; break;
-		case O_RAW: o->format = OUT_FOLDED; o->format_set = true; break;
+		case O_TEXT: o->writer = profile_writer_named("tree"); o->format_set = true; break;
+		case O_RAW: o->writer = profile_writer_named("folded"); o->format_set = true; break;
+		case 'f':
+			o->writer = profile_writer_named(optarg);
+			o->format_set = true;
+			if (!o->writer)
+				return unknown_format("--format", optarg);
+			break;
+		case O_THREAD: o->thread = optarg; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
 		case O_JSON: o->json = true; break;
 		case 'o': o->output = optarg; break;
@@ -267,5 +297,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		fprintf(stderr, "v8walk: --exe goes with --core\n");
 		return false;
 	}
+	if (!o->writer && o->output && o->mode == MODE_RECORD && !o->version_info) {
+		o->writer = profile_writer_for_path(o->output);
+		if (!o->writer)
+			return unknown_format("-o", o->output);
+	}
+	if (!o->writer)
+		o->writer = profile_writer_named("tree");
 	return check_combinations(o);
 }

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "../profile/writers.h"
 #include "../v8/version.h"
 
-enum out_format { OUT_TREE, OUT_FOLDED };
 enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
 /* how samples are taken: --mode */
 enum sampler_kind {
@@ -29,7 +29,8 @@ struct options {
 	enum sampler_kind sampler;
 	bool kernel;             /* --kernel: kernel frames (eBPF) */
 	enum run_mode mode;
-	enum out_format format;
+	const struct profile_writer *writer; /* --format, --text, --raw or -o's extension */
+	const char *thread;      /* --thread TID|NAME (cpuprofile) */
 	bool json;               /* --json (dumps) */
 	const char *output;      /* -o FILE (NULL = stdout) */
 	double rate_hz;
@@ -44,7 +45,7 @@ struct options {
 	struct v8_version force_version;
 	unsigned stack_kb;
 	bool stack_kb_set;       /* --stack-kb was given */
-	bool format_set;         /* --text or --raw was given */
+	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 };
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "dump.h"
-#include "frame_text.h"
+#include "../profile/frame_text.h"
 
 static const char *kind_name(uint8_t kind)
 {

@@ -1,0 +1,10 @@
+/* write_cpuprofile.c — placeholder until written. */
+#include "writers.h"
+
+int write_cpuprofile(const struct profile *p, const struct write_opts *wo, FILE *out)
+{
+	(void)p;
+	(void)wo;
+	(void)out;
+	return -1;
+}

@@ -1,0 +1,10 @@
+/* write_svg.c — placeholder until written. */
+#include "writers.h"
+
+int write_svg(const struct profile *p, const struct write_opts *wo, FILE *out)
+{
+	(void)p;
+	(void)wo;
+	(void)out;
+	return -1;
+}
