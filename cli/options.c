@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"                           .collapsed .svg .speedscope.json .cpuprofile .pb.gz .pprof\n"
 		"      --text               the same as --format tree\n"
 		"      --raw                the same as --format folded (flamegraph.pl, speedscope)\n"
-		"  -o, --output FILE        write the profile to FILE instead of stdout\n"
+		"  -o, --output FILE        write the profile to FILE instead of stdout; give -o again to\n"
+		"                           write the same samples to more files (format by extension)\n"
 		"      --thread TID|NAME    cpuprofile: the thread to write (default: the main thread)\n"
 		"      --min-percent P      --text: fold subtrees below P%% of samples (default 0.5)\n"
 		"      --function           aggregate JS frames by function (definition line)\n"
@@ -109,6 +110,8 @@ static bool check_combinations(const struct options *o)
 		err = "--text and --raw (--format) shape a sampled profile; --dump and --core print stacks "
 		      "as text, "
 		      "or JSON with --json";
+	else if (o->nmore && (o->mode != MODE_RECORD || o->version_info))
+		err = "several -o files hold several formats of one sampled profile";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
 	else if (targets == 0)
@@ -217,7 +220,20 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_THREAD: o->thread = optarg; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
 		case O_JSON: o->json = true; break;
-		case 'o': o->output = optarg; break;
+		case 'o':
+			if (!o->output) {
+				o->output = optarg;
+				break;
+			}
+			if (o->nmore == MAX_MORE_OUTPUTS) {
+				fprintf(stderr, "v8walk: at most %d -o options\n", MAX_MORE_OUTPUTS + 1);
+				return false;
+			}
+			o->more_writers[o->nmore] = profile_writer_for_path(optarg);
+			if (!o->more_writers[o->nmore])
+				return unknown_format("-o", optarg);
+			o->more_outputs[o->nmore++] = optarg;
+			break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
 				fprintf(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",

@@ -16,7 +16,7 @@ enum sampler_kind {
 	SAMPLER_BPF,    /* a kernel program copies each sample's stack (bpf/) */
 };
 
-enum { MAX_PIDS = 256 };
+enum { MAX_PIDS = 256, MAX_MORE_OUTPUTS = 8 };
 
 struct options {
 	pid_t pid;               /* the first --pid (0 = none) */
@@ -33,6 +33,10 @@ struct options {
 	const char *thread;      /* --thread TID|NAME (cpuprofile) */
 	bool json;               /* --json (dumps) */
 	const char *output;      /* -o FILE (NULL = stdout) */
+	/* further -o FILEs: the same profile again, each in the format of its extension */
+	const char *more_outputs[MAX_MORE_OUTPUTS];
+	const struct profile_writer *more_writers[MAX_MORE_OUTPUTS];
+	size_t nmore;
 	double rate_hz;
 	double duration_s;       /* 0 = until Ctrl-C */
 	bool idle;

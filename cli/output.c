@@ -2,7 +2,10 @@
  * exit. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../util/clock.h"
 
 #include "modes.h"
 
@@ -38,14 +41,32 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 	return 0;
 }
 
-int write_profile(const struct options *o, const struct profile *p)
+/* One file (NULL: stdout) in one format. */
+static int write_one(const struct options *o, const char *path, const struct profile_writer *w,
+		     const struct profile *p)
 {
-	FILE *out = open_output(o);
+	struct options one = *o;
+	one.output = path;
+	FILE *out = open_output(&one);
 	if (!out)
 		return 1;
 	struct write_opts wo = {.min_percent = o->min_percent, .thread = o->thread};
-	int w = o->writer->write(p, &wo, out);
-	return close_output(o, out, w);
+	uint64_t t0 = now_ns();
+	int rc = w->write(p, &wo, out);
+	rc = close_output(&one, out, rc);
+	if (getenv("V8WALK_WRITE_TIMES"))
+		fprintf(stderr, "v8walk: wrote %s (%s) in %.1f ms; %zu bytes per sample in memory\n",
+			path ? path : "stdout", w->name, (double)(now_ns() - t0) / 1e6,
+			p->samples ? profile_bytes(p) / p->samples : 0);
+	return rc;
+}
+
+int write_profile(const struct options *o, const struct profile *p)
+{
+	int rc = write_one(o, o->output, o->writer, p);
+	for (size_t i = 0; i < o->nmore; i++)
+		rc |= write_one(o, o->more_outputs[i], o->more_writers[i], p);
+	return rc;
 }
 
 void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uint64_t start_ns,
