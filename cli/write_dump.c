@@ -7,6 +7,7 @@
 
 #include "dump.h"
 #include "../profile/frame_text.h"
+#include "../util/json.h"
 
 static const char *kind_name(uint8_t kind)
 {
@@ -101,25 +102,6 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 	}
 	sb_free(&b);
 	return ferror(out) ? -1 : 0;
-}
-
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
 }
 
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)

@@ -192,3 +192,17 @@ uint64_t profile_end_ns(const struct profile *p)
 		return p->meta.end_ns;
 	return p->last_ns;
 }
+
+long profile_find_thread(const struct profile *p, const char *spec)
+{
+	const char *role = spec ? spec : "main";
+	char *end;
+	long tid = spec ? strtol(spec, &end, 10) : 0;
+	bool numeric = spec && *spec && !*end;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		const struct profile_thread *t = &p->threads[i];
+		if (numeric ? t->tid == tid : !strcmp(intern_get(p->strings, t->role), role))
+			return (long)i;
+	}
+	return !spec && p->nthreads ? 0 : -1;
+}

@@ -95,6 +95,9 @@ void profile_sink(void *ctx, const struct sample *s);
 const struct profile_thread *profile_node_thread(const struct profile *p, uint32_t node);
 /* Append a node's text: a frame (frame_text.h), or a root label "comm (pid)" / "role (tid)". */
 void profile_node_text(const struct profile *p, uint32_t node, bool annotate, struct strbuf *out);
+/* The thread `spec` names: a tid, or a role ("main", "worker"…; the first such thread); NULL
+ * spec: the first main thread (or the first thread). -1 when none matches. */
+long profile_find_thread(const struct profile *p, const char *spec);
 /* Memory held per sample so far (records and the stack table), in bytes. */
 size_t profile_bytes(const struct profile *p);
 

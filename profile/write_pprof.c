@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "../util/xalloc.h"
+#include "frame_text.h"
 #include "pbuf.h"
 
 struct pprof {
@@ -30,12 +31,6 @@ static uint64_t str(struct pprof *pp, const char *s)
 	return intern_str(&pp->strs, s ? s : "");
 }
 
-static const char *frame_name(const struct pprof *pp, const struct frame *f)
-{
-	const char *n = intern_get(pp->p->strings, f->name);
-	return *n ? n : "(anonymous)";
-}
-
 static const char *frame_file(const struct pprof *pp, const struct frame *f)
 {
 	if (f->kind == FK_KERNEL)
@@ -46,14 +41,12 @@ static const char *frame_file(const struct pprof *pp, const struct frame *f)
 /* The Function of a frame: a JS function is its name, script and definition line. */
 static uint64_t function_id(struct pprof *pp, const struct frame *f)
 {
-	sb_reset(&pp->key);
-	sb_printf(&pp->key, "%u|%u|%u|%d", frame_is_js(f) ? FK_JS : f->kind, f->name,
-		  frame_is_js(f) || f->kind == FK_NATIVE ? f->file : 0, frame_is_js(f) ? f->def_line : 0);
+	frame_function_key(f, &pp->key);
 	size_t before = pp->func_keys.n;
 	uint64_t id = intern_n(&pp->func_keys, pp->key.s, pp->key.len) + 1;
 	if (pp->func_keys.n == before)
 		return id;
-	const char *name = frame_name(pp, f);
+	const char *name = frame_function_name(pp->p->strings, f);
 	pb_reset(&pp->tmp);
 	pb_uint(&pp->tmp, 1, id);
 	pb_uint(&pp->tmp, 2, str(pp, name));
