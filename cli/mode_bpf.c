@@ -385,9 +385,13 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 static int finish(struct bpf_run *r)
 {
 	const struct v8_runtime *rt = NULL;
-	for (size_t i = 0; i < r->procs.n && !rt; i++)
-		if (r->procs.v[i]->open)
-			rt = &r->procs.v[i]->tg.rt;
+	for (size_t i = 0; i < r->procs.n; i++) {
+		struct bpf_proc *p = r->procs.v[i];
+		if (!p->open)
+			continue;
+		rt = rt ? rt : &p->tg.rt;
+		profile_add_modules(&r->prof, p->pid, &p->tg.as);
+	}
 	profile_meta_fill(r->o, rt, r->start_ns, r->end_ns ? r->end_ns : now_ns(), &r->prof.meta);
 	int rc = write_profile(r->o, &r->prof);
 	if (!r->o->quiet)

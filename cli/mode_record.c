@@ -41,6 +41,7 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	sampler_run(&ss->s);
 	session_detach(ss);
 	profile_meta_fill(o, &ss->tg.rt, ss->s.st.start_ns, ss->s.st.end_ns, &prof->meta);
+	profile_add_modules(prof, ss->tg.pid, &ss->tg.as);
 	int rc = write_profile(o, prof);
 	if (!o->quiet)
 		print_summary(stderr, &ss->s, &ss->tr);

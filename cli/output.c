@@ -100,3 +100,20 @@ enum line_mode line_mode_of(const struct options *o)
 {
 	return o->no_lines ? LINES_NONE : o->function_lines ? LINES_FUNCTION : LINES_CURRENT;
 }
+
+void profile_add_modules(struct profile *p, pid_t pid, struct addrspace *as)
+{
+	for (size_t i = 0; i < as->maps.n; i++) {
+		const struct mapping *m = &as->maps.v[i];
+		int mod = as->map_mod ? as->map_mod[i] : -1;
+		if (!(m->prot & MAP_X) || mod < 0 || !m->path)
+			continue;
+		struct profile_module pm = {.pid = pid, .start = m->start, .limit = m->end,
+					    .offset = m->pgoff,
+					    .path = intern_str(p->strings, m->path)};
+		const struct elf_image *img = as->mods[mod].img;
+		if (img)
+			elf_image_build_id_hex(img, pm.build_id);
+		profile_add_module(p, &pm);
+	}
+}

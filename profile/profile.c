@@ -28,6 +28,7 @@ void profile_free(struct profile *p)
 	free(p->nodes);
 	free(p->threads);
 	free(p->recs);
+	free(p->modules);
 	u64map_free(&p->children);
 	u64map_free(&p->thread_index);
 	memset(p, 0, sizeof(*p));
@@ -205,4 +206,24 @@ long profile_find_thread(const struct profile *p, const char *spec)
 			return (long)i;
 	}
 	return !spec && p->nthreads ? 0 : -1;
+}
+
+void profile_add_module(struct profile *p, const struct profile_module *m)
+{
+	XGROW(p->modules, p->capmodules, p->nmodules + 1);
+	p->modules[p->nmodules++] = *m;
+}
+
+const struct profile_module *profile_module_at(const struct profile *p, pid_t pid, uint64_t pc)
+{
+	const struct profile_module *any = NULL;
+	for (size_t i = 0; i < p->nmodules; i++) {
+		const struct profile_module *m = &p->modules[i];
+		if (pc < m->start || pc >= m->limit)
+			continue;
+		if (m->pid == pid)
+			return m;
+		any = any ? any : m;
+	}
+	return any;
 }

@@ -52,6 +52,14 @@ struct profile_meta {
 	bool idle;          /* wall-clock sampling (--idle) */
 };
 
+/* An executable mapping of a sampled process, for the formats that name modules (pprof). */
+struct profile_module {
+	pid_t pid;
+	uint64_t start, limit, offset; /* [start, limit) maps the file from offset */
+	uint32_t path;                 /* interned */
+	char build_id[129];            /* hex, "" when unknown */
+};
+
 struct profile {
 	struct intern *strings;
 	struct intern frame_keys; /* canonical text of each distinct frame → index */
@@ -70,6 +78,8 @@ struct profile {
 	enum line_mode lines;
 	uint64_t samples;
 	struct profile_meta meta;
+	struct profile_module *modules;
+	size_t nmodules, capmodules;
 };
 
 static inline bool frame_is_js(const struct frame *f)
@@ -98,6 +108,9 @@ void profile_node_text(const struct profile *p, uint32_t node, bool annotate, st
 /* The thread `spec` names: a tid, or a role ("main", "worker"…; the first such thread); NULL
  * spec: the first main thread (or the first thread). -1 when none matches. */
 long profile_find_thread(const struct profile *p, const char *spec);
+void profile_add_module(struct profile *p, const struct profile_module *m);
+/* The module of `pid` (or, failing that, of any process) that maps pc, or NULL. */
+const struct profile_module *profile_module_at(const struct profile *p, pid_t pid, uint64_t pc);
 /* Memory held per sample so far (records and the stack table), in bytes. */
 size_t profile_bytes(const struct profile *p);
 

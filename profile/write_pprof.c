@@ -1,7 +1,8 @@
 /* write_pprof.c — pprof's perftools.profiles.Profile (proto/profile.proto), gzipped: one Sample
  * per distinct stack of a thread (values: samples/count and cpu/nanoseconds; labels pid, tid and
  * thread), one Location per physical frame (native: its address in a Mapping of its module; JS:
- * the function and line, inlined functions as the Location's further Lines, callee first), one
+ * the function and line, inlined functions as the Location's further Lines, callee first), the
+ * Mappings of native modules (range, offset, file, build-id: profile_module), one
  * Function per function (name, system name, file, start line). */
 #include "writers.h"
 
@@ -19,10 +20,9 @@ struct pprof {
 	struct intern strs;      /* the string table: id 0 is "" */
 	struct intern func_keys; /* function identity → id - 1 */
 	struct intern loc_keys;  /* chain of frame indices → id - 1 */
-	struct intern map_keys;  /* module name → id - 1 */
-	uint64_t *map_lo, *map_hi;
-	size_t capmap;
-	struct pbuf funcs, locs, samples, tmp, line;
+	struct u64map mappings;  /* module index + 1 → Mapping id */
+	uint64_t nmappings;
+	struct pbuf funcs, locs, samples, maps, tmp, line;
 	struct strbuf key;
 };
 
@@ -58,25 +58,32 @@ static uint64_t function_id(struct pprof *pp, const struct frame *f)
 	return id;
 }
 
-/* A native frame's module as a Mapping (its range grows with the addresses seen). */
-static uint64_t mapping_id(struct pprof *pp, const struct frame *f)
+/* A native frame's module as a Mapping: its executable mapping with its build-id. */
+static uint64_t mapping_id(struct pprof *pp, pid_t pid, const struct frame *f)
 {
-	if (f->kind != FK_NATIVE || !f->file || !f->pc)
+	if (f->kind != FK_NATIVE || !f->pc)
 		return 0;
-	const char *mod = intern_get(pp->p->strings, f->file);
-	uint32_t i = intern_str(&pp->map_keys, mod);
-	if (i >= pp->capmap) {
-		pp->map_lo = xrealloc(pp->map_lo, sizeof(uint64_t) * (i + 16));
-		pp->map_hi = xrealloc(pp->map_hi, sizeof(uint64_t) * (i + 16));
-		pp->capmap = i + 16;
-		pp->map_lo[i] = UINT64_MAX;
-		pp->map_hi[i] = 0;
-	}
-	if (f->pc < pp->map_lo[i])
-		pp->map_lo[i] = f->pc;
-	if (f->pc + 1 > pp->map_hi[i])
-		pp->map_hi[i] = f->pc + 1;
-	return i + 1;
+	const struct profile_module *m = profile_module_at(pp->p, pid, f->pc);
+	if (!m)
+		return 0;
+	uint64_t index = (uint64_t)(m - pp->p->modules);
+	uint64_t v;
+	if (u64map_get(&pp->mappings, index + 1, &v))
+		return v;
+	uint64_t id = ++pp->nmappings;
+	u64map_put(&pp->mappings, index + 1, id);
+	struct pbuf mp;
+	pb_init(&mp);
+	pb_uint(&mp, 1, id);
+	pb_uint(&mp, 2, m->start);
+	pb_uint(&mp, 3, m->limit);
+	pb_uint(&mp, 4, m->offset);
+	pb_uint(&mp, 5, str(pp, intern_get(pp->p->strings, m->path)));
+	pb_uint(&mp, 6, str(pp, m->build_id));
+	pb_uint(&mp, 7, 1); /* has_functions: names are in the profile */
+	pb_msg(&pp->maps, 3, &mp);
+	pb_free(&mp);
+	return id;
 }
 
 static void add_line(struct pprof *pp, const struct frame *f)
@@ -91,7 +98,7 @@ static void add_line(struct pprof *pp, const struct frame *f)
 
 /* The Location of one physical frame: frames[from..to] of the path, innermost first, the
  * inlined ones then the frame that holds them. */
-static uint64_t location_id(struct pprof *pp, const uint32_t *frames, size_t count)
+static uint64_t location_id(struct pprof *pp, pid_t pid, const uint32_t *frames, size_t count)
 {
 	sb_reset(&pp->key);
 	for (size_t i = 0; i < count; i++)
@@ -104,7 +111,7 @@ static uint64_t location_id(struct pprof *pp, const uint32_t *frames, size_t cou
 	struct pbuf loc;
 	pb_init(&loc);
 	pb_uint(&loc, 1, id);
-	uint64_t map = mapping_id(pp, outer);
+	uint64_t map = mapping_id(pp, pid, outer);
 	if (map)
 		pb_uint(&loc, 2, map);
 	if (outer->pc)
@@ -142,7 +149,7 @@ static void add_sample(struct pprof *pp, uint32_t leaf, uint32_t *frames, uint64
 		size_t j = i;
 		while (j + 1 < nf && p->frames[frames[j]].kind == FK_JS_INLINED)
 			j++;
-		locs[nl++] = location_id(pp, frames + i, j - i + 1);
+		locs[nl++] = location_id(pp, profile_node_thread(p, leaf)->pid, frames + i, j - i + 1);
 		i = j + 1;
 	}
 	const struct pnode *nd = &p->nodes[leaf];
@@ -185,18 +192,6 @@ static void encode(struct pprof *pp, struct pbuf *out, uint64_t period)
 	const struct profile *p = pp->p;
 	value_type(pp, out, 1, "samples", "count");
 	value_type(pp, out, 1, "cpu", "nanoseconds");
-	struct pbuf m;
-	pb_init(&m);
-	for (size_t i = 0; i < pp->map_keys.n; i++) {
-		pb_reset(&m);
-		pb_uint(&m, 1, i + 1);
-		pb_uint(&m, 2, pp->map_lo[i]);
-		pb_uint(&m, 3, pp->map_hi[i]);
-		pb_uint(&m, 5, str(pp, intern_get(&pp->map_keys, (uint32_t)i)));
-		pb_uint(&m, 7, 1);
-		pb_msg(out, 3, &m);
-	}
-	pb_free(&m);
 	uint64_t start = profile_start_ns(p), end = profile_end_ns(p);
 	pb_uint(out, 9, wall_ns_of(start));
 	pb_uint(out, 10, end - start);
@@ -239,7 +234,7 @@ int write_pprof(const struct profile *p, const struct write_opts *wo, FILE *out)
 	intern_init(&pp.strs);
 	intern_init(&pp.func_keys);
 	intern_init(&pp.loc_keys);
-	intern_init(&pp.map_keys);
+	u64map_init(&pp.mappings, 0);
 	sb_init(&pp.key);
 	str(&pp, "");
 	uint64_t period = p->meta.rate_hz > 0 ? (uint64_t)(1e9 / p->meta.rate_hz) : 10000000;
@@ -258,6 +253,7 @@ int write_pprof(const struct profile *p, const struct write_opts *wo, FILE *out)
 	/* field order does not matter to readers; the string table goes last, complete */
 	pb_append(&body, &pp.samples);
 	pb_append(&body, &all);
+	pb_append(&body, &pp.maps);
 	pb_append(&body, &pp.locs);
 	pb_append(&body, &pp.funcs);
 	for (size_t i = 0; i < pp.strs.n; i++) {
@@ -272,12 +268,11 @@ int write_pprof(const struct profile *p, const struct write_opts *wo, FILE *out)
 	pb_free(&pp.samples);
 	pb_free(&pp.tmp);
 	pb_free(&pp.line);
-	free(pp.map_lo);
-	free(pp.map_hi);
+	pb_free(&pp.maps);
+	u64map_free(&pp.mappings);
 	sb_free(&pp.key);
 	intern_free(&pp.strs);
 	intern_free(&pp.func_keys);
 	intern_free(&pp.loc_keys);
-	intern_free(&pp.map_keys);
 	return rc;
 }

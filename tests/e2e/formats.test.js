@@ -99,6 +99,12 @@ test('pprof: go tool pprof reads it; functions, inlined lines and totals agree w
   for (const name of ['leaf', 'middle', 'outer'])
     assert.strictEqual(top.byName[name]?.cum, folded.total[name], `cumulative samples of ${name}`);
   assert.ok(top.byName.leaf.flat >= folded.all * 0.5, 'leaf is the hot function');
+  // native code in Mappings of its modules, with their build-ids
+  const raw = c.goPprof(['-raw'], files.pprof);
+  const maps = (/\nMappings\n([\s\S]*?)(\n\n|$)/.exec(raw) || [])[1] || '';
+  const nodeMap = maps.split('\n').find((l) => l.includes(` ${fs.realpathSync(h.NODE)} `) || /libnode\.so/.test(l));
+  assert.ok(nodeMap, `node's own mapping in pprof:\n${maps}`);
+  assert.match(nodeMap, / [0-9a-f]{16,} \[FN\]$/, 'with its build-id');
   // an inlined JS frame is a further Line of its caller's Location: "(inline)", then the caller
   const traces = c.goPprof(['-traces', '-lines', '-sample_index=samples'], files.pprof).split('\n').map((l) => l.trim());
   const inlined = stacks.filter((s) => s.frames.some((f) => h.parseJsFrame(f)?.tag === 'i'));
