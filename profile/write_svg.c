@@ -2,8 +2,9 @@
  * FlameGraph's flamegraph.pl: root at the bottom, children in name order, width by samples;
  * FlameGraph's js palette (JS green, inlined JS aqua, native yellow, kernel orange); a title
  * with the target, the runtime, the duration, the samples and the achieved rate; frames
- * narrower than MIN_WIDTH_PX are left out (their samples stay in their parent's width). The
- * embedded script (svg_script.h) gives hover details, click-to-zoom, reset and search. */
+ * narrower than MIN_WIDTH_PX (a pixel) are left out, as flamegraph.pl's --minwidth (their
+ * samples stay in their parent's width). The embedded script (svg_script.h) gives hover
+ * details, click-to-zoom, reset and search. */
 #include "writers.h"
 
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "svg_script.h"
 
 enum { WIDTH = 1200, PAD = 10, FRAME_H = 16, TOP = 66, BOTTOM = 34 };
-#define MIN_WIDTH_PX 0.1
+#define MIN_WIDTH_PX 1.0
 
 struct svg {
 	const struct profile *p;
