@@ -176,8 +176,12 @@ void profile_node_text(const struct profile *p, uint32_t node, bool annotate, st
 
 size_t profile_bytes(const struct profile *p)
 {
+	size_t keys = p->frame_keys.cap * sizeof(char *) + p->frame_keys.nslots * sizeof(uint32_t);
+	for (size_t i = 0; i < p->frame_keys.n; i++)
+		keys += strlen(p->frame_keys.strs[i]) + 1;
 	return p->caprecs * sizeof(*p->recs) + p->capnodes * sizeof(*p->nodes) +
-	       p->capframes * sizeof(*p->frames) + p->capthreads * sizeof(*p->threads);
+	       p->capframes * sizeof(*p->frames) + p->capthreads * sizeof(*p->threads) +
+	       p->children.cap * 2 * sizeof(uint64_t) + keys;
 }
 
 uint64_t profile_start_ns(const struct profile *p)

@@ -111,7 +111,8 @@ long profile_find_thread(const struct profile *p, const char *spec);
 void profile_add_module(struct profile *p, const struct profile_module *m);
 /* The module of `pid` (or, failing that, of any process) that maps pc, or NULL. */
 const struct profile_module *profile_module_at(const struct profile *p, pid_t pid, uint64_t pc);
-/* Memory held per sample so far (records and the stack table), in bytes. */
+/* Memory the aggregation holds (records, the stack table and its index, the frame table), in
+ * bytes; the interned strings themselves are shared with the samplers and not counted. */
 size_t profile_bytes(const struct profile *p);
 
 #endif
