@@ -12,7 +12,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: v8walk --pid PID [-o FILE.EXT | -f NAME] [options]   sample a running node\n"
+		"usage: v8walk --pid PID [-f FORMAT] [options]        sample a running node\n"
 		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
 		"       v8walk --all-node [options]                     every node process (eBPF)\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
