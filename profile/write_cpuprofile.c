@@ -213,8 +213,10 @@ int write_cpuprofile(const struct profile *p, const struct write_opts *wo, FILE 
 		if (p->nodes[pn].owner != (uint32_t)ti || !leaf[pn])
 			continue;
 		fprintf(out, "%s%u", first ? "" : ",", leaf[pn]);
-		sb_printf(&deltas, "%s%lld", first ? "" : ",", (long long)(t / 1000) - (long long)(prev / 1000));
-		prev = t;
+		/* samples of one thread come in order; a record a CPU delivered late counts 0 µs */
+		long long dt = (long long)(t / 1000) - (long long)(prev / 1000);
+		sb_printf(&deltas, "%s%lld", first ? "" : ",", dt > 0 ? dt : 0);
+		prev = t > prev ? t : prev;
 		first = false;
 	}
 	fprintf(out, "],\n\"timeDeltas\":[%s]}\n", deltas.s ? deltas.s : "");

@@ -114,7 +114,9 @@ static uint64_t location_id(struct pprof *pp, pid_t pid, const uint32_t *frames,
 	uint64_t map = mapping_id(pp, pid, outer);
 	if (map)
 		pb_uint(&loc, 2, map);
-	if (outer->pc)
+	/* JS frames have no address of their own (interpreted ones share a handler's): their
+	 * Location is the function and line */
+	if (outer->pc && !frame_is_js(outer))
 		pb_uint(&loc, 3, outer->pc);
 	for (size_t i = 0; i < count; i++) {
 		add_line(pp, &pp->p->frames[frames[i]]);

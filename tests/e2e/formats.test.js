@@ -125,6 +125,7 @@ test('cpuprofile: the main thread as V8 writes it, totals agree with folded', as
   assert.strictEqual(prof.samples.length, main.all, 'one sample per main-thread sample');
   assert.strictEqual(prof.timeDeltas.length, prof.samples.length);
   assert.strictEqual(prof.nodes.reduce((a, n) => a + n.hitCount, 0), main.all, 'hit counts');
+  assert.ok(prof.timeDeltas.every((d) => d >= 0), 'samples in time order');
   const sum = prof.timeDeltas.reduce((a, d) => a + d, 0);
   assert.ok(sum <= prof.endTime - prof.startTime && sum >= (prof.endTime - prof.startTime) * 0.5,
     `samples spread over the run: ${sum} of ${prof.endTime - prof.startTime} µs`);
@@ -287,26 +288,27 @@ test('formats on Ctrl-C with --function, and in launch mode at the program\'s ex
   t.after(() => fx.stop());
   const out = (ext) => path.join(tmp, `int.${ext}`);
   const v = h.startV8walk(['--pid', String(fx.pid), '--function', '-q', '-o', out('folded'), '-o', out('pb.gz'), '-o', out('cpuprofile'), '-o', out('svg'), '-o', out('speedscope.json')]);
-  await h.sleep(1500);
+  await h.sleep(2500);
   v.child.kill('SIGINT');
   const r = await v.done;
   assert.strictEqual(r.code, 0, r.stderr);
   const folded = foldedTotals(h.parseFolded(fs.readFileSync(out('folded'), 'utf8')));
-  assert.ok(folded.all > 20);
+  assert.ok(folded.all >= 10, `samples before Ctrl-C: ${folded.all}\n${r.stderr}`);
   assert.strictEqual(c.pprofTop(out('pb.gz')).total, folded.all);
   assert.strictEqual(svgFrames(fs.readFileSync(out('svg'), 'utf8'))[0].n, folded.all);
   const ss = JSON.parse(fs.readFileSync(out('speedscope.json'), 'utf8'));
   assert.strictEqual(ss.profiles.reduce((a, p) => a + p.samples.length, 0), folded.all);
   const cp = JSON.parse(fs.readFileSync(out('cpuprofile'), 'utf8'));
-  assert.ok(cp.samples.length > 0 && cp.nodes.every((n) => !n.positionTicks), '--function: no line ticks');
+  assert.ok(cp.samples.length > 0, 'main-thread samples in the cpuprofile');
+  assert.ok(cp.nodes.every((n) => !n.positionTicks), '--function: no line ticks');
   const lf = await h.launchFixture('launched.js', { v8walkArgs: ['-q', '-o', path.join(tmp, 'launch.folded'), '-o', path.join(tmp, 'launch.pb.gz')] });
   t.after(() => lf.stop());
-  await h.sleep(1500);
+  await h.sleep(2500);
   lf.child.stdin.write('exit 0\n');
   const lr = await lf.done;
   assert.strictEqual(lr.code, 0, lr.stderr);
   const lfold = foldedTotals(h.parseFolded(fs.readFileSync(path.join(tmp, 'launch.folded'), 'utf8')));
-  assert.ok(lfold.all > 10);
+  assert.ok(lfold.all >= 5, `samples of the launched program: ${lfold.all}\n${lr.stderr}`);
   assert.strictEqual(c.pprofTop(path.join(tmp, 'launch.pb.gz')).total, lfold.all);
 });
 
