@@ -281,9 +281,12 @@ test('formats: -o extension picks the format; an unknown one is an error listing
   assert.match(r.stderr, /tree, folded, svg, speedscope, cpuprofile, pprof/);
   const f = await h.runV8walk(['--pid', '1', '--format', 'nope']);
   assert.match(f.stderr, /--format is one of tree, folded, svg, speedscope, cpuprofile, pprof, not 'nope'/);
+  const th = await h.runV8walk(['--pid', '1', '--thread', 'worker', '-o', path.join(tmp, 'x.svg')]);
+  assert.strictEqual(th.code, 2);
+  assert.match(th.stderr, /--thread picks the thread of a cpuprofile/);
 });
 
-test('formats on Ctrl-C with --function, and in launch mode at the program\'s exit', async (t) => {
+test('formats on Ctrl-C with --function, on SIGTERM, and in launch mode at the program\'s exit', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   const out = (ext) => path.join(tmp, `int.${ext}`);
@@ -301,6 +304,16 @@ test('formats on Ctrl-C with --function, and in launch mode at the program\'s ex
   const cp = JSON.parse(fs.readFileSync(out('cpuprofile'), 'utf8'));
   assert.ok(cp.samples.length > 0, 'main-thread samples in the cpuprofile');
   assert.ok(cp.nodes.every((n) => !n.positionTicks), '--function: no line ticks');
+  // SIGTERM ends a run the same way
+  const term = h.startV8walk(['--pid', String(fx.pid), '-q', '-o', out('term.folded'), '-o', out('term.svg'), '-o', out('term.pb.gz')]);
+  await h.sleep(2000);
+  term.child.kill('SIGTERM');
+  const tr = await term.done;
+  assert.strictEqual(tr.code, 0, tr.stderr);
+  const tfold = foldedTotals(h.parseFolded(fs.readFileSync(out('term.folded'), 'utf8')));
+  assert.ok(tfold.all >= 10, `samples before SIGTERM: ${tfold.all}`);
+  assert.strictEqual(svgFrames(fs.readFileSync(out('term.svg'), 'utf8'))[0].n, tfold.all);
+  assert.strictEqual(c.pprofTop(out('term.pb.gz')).total, tfold.all);
   const lf = await h.launchFixture('launched.js', { v8walkArgs: ['-q', '-o', path.join(tmp, 'launch.folded'), '-o', path.join(tmp, 'launch.pb.gz')] });
   t.after(() => lf.stop());
   await h.sleep(2500);
