@@ -66,9 +66,7 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	p->sw.perfmap = &p->pm;
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
 	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);
-	char label[96];
-	snprintf(label, sizeof(label), "%s (%d)", p->tg.comm, (int)p->pid);
-	p->label = intern_str(ps->strings, label);
+	p->name = intern_str(ps->strings, p->tg.comm);
 	p->open = true;
 	p->state = PROC_READY;
 	return true;

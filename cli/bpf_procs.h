@@ -32,7 +32,7 @@ struct bpf_proc {
 	struct perfmap pm;
 	struct sample_walker walker;
 	struct thread_labels labels;
-	uint32_t label;       /* "comm (pid)" */
+	uint32_t name;        /* interned comm */
 	bool exit_known;
 	int exit_status;      /* wait status, when exit_known */
 	unsigned long samples;

@@ -22,7 +22,7 @@
 #include "launch.h"
 #include "modes.h"
 #include "node_scan.h"
-#include "profile.h"
+#include "../profile/profile.h"
 #include "stop_signals.h"
 #include "summary.h"
 
@@ -38,6 +38,8 @@ struct bpf_run {
 	const struct options *o;
 	struct intern strings;
 	struct profile prof;
+	sample_sink_fn sink; /* where samples go (the profile) */
+	void *sink_ctx;
 	struct bpf_procs procs;
 	struct bpf_sampler *bs;
 	struct node_scan scan;
@@ -90,9 +92,12 @@ static void on_sample(struct bpf_run *r, struct bpf_proc *p, const struct v8w_re
 	}
 	stackwalk_name_natives(&p->sw, r->frames + nk, n);
 	bool complete = ws.end == UNWIND_COMPLETE;
-	uint32_t thread = thread_label(&p->labels, (pid_t)rec->tid, rec->comm, r->frames + nk, n,
-				       complete);
-	profile_add_sample(&r->prof, p->label, thread, r->frames, nk + n, 1);
+	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
+			    .process_name = p->name,
+			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
+								 r->frames + nk, n, complete),
+			    .frames = r->frames, .n = nk + n};
+	r->sink(r->sink_ctx, &sm);
 	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
 	p->samples++;
 	r->samples++;
@@ -266,7 +271,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < r->procs.n; i++)
-		sampled += r->procs.v[i]->label != 0;
+		sampled += r->procs.v[i]->name != 0;
 	double total = (double)(r->samples + lost);
 	fprintf_text(stderr,
 		"v8walk: %lu samples in %.1f s (%.1f/s, eBPF; %zu processes, %zu threads seen); %lu "
@@ -385,6 +390,15 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 
 static int finish(struct bpf_run *r)
 {
+	const struct v8_runtime *rt = NULL;
+	for (size_t i = 0; i < r->procs.n; i++) {
+		struct bpf_proc *p = r->procs.v[i];
+		if (!p->open)
+			continue;
+		rt = rt ? rt : &p->tg.rt;
+		profile_add_modules(&r->prof, p->pid, &p->tg.as);
+	}
+	profile_meta_fill(r->o, rt, r->start_ns, r->end_ns ? r->end_ns : now_ns(), &r->prof.meta);
 	int rc = write_profile(r->o, &r->prof);
 	if (!r->o->quiet)
 		print_bpf_summary(r);
@@ -447,6 +461,8 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	intern_init(&r->strings);
 	intern_set_budget(&r->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
+	r->sink = profile_sink;
+	r->sink_ctx = &r->prof;
 	struct target_opts to = target_opts_of(o);
 	bpf_procs_init(&r->procs, &r->strings, &to);
 	node_scan_init(&r->scan);

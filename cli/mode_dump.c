@@ -9,9 +9,9 @@
 
 enum { THREAD_STOP_TIMEOUT_NS = 500 * 1000 * 1000 };
 
-static void no_sink(void *ctx, uint32_t a, uint32_t b, const struct frame *f, int n)
+static void no_sink(void *ctx, const struct sample *s)
 {
-	(void)ctx, (void)a, (void)b, (void)f, (void)n;
+	(void)ctx, (void)s;
 }
 
 static void collect(void *ctx, struct tthread *t, const char *role, char state,

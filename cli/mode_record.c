@@ -13,17 +13,11 @@
 #include "launch.h"
 #include "launch_trace.h"
 #include "modes.h"
-#include "profile.h"
+#include "../profile/profile.h"
 #include "session.h"
 #include "stop_signals.h"
 #include "summary.h"
 #include "version_info.h"
-
-static void add_sample(void *ctx, uint32_t process_label, uint32_t thread_label,
-		       const struct frame *frames, int n)
-{
-	profile_add_sample(ctx, process_label, thread_label, frames, n, 1);
-}
 
 static void announce(const struct options *o, const struct live_session *ss, pid_t pid)
 {
@@ -47,6 +41,8 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	announce(o, ss, ss->tg.pid);
 	sampler_run(&ss->s);
 	session_detach(ss);
+	profile_meta_fill(o, &ss->tg.rt, ss->s.st.start_ns, ss->s.st.end_ns, &prof->meta);
+	profile_add_modules(prof, ss->tg.pid, &ss->tg.as);
 	int rc = write_profile(o, prof);
 	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
@@ -75,7 +71,7 @@ static int record_pid(const struct options *o)
 	sampler_opts_for(o, &stop, &so);
 	struct profile prof;
 	struct live_session ss;
-	if (!session_open(&ss, o, &so, add_sample, &prof)) {
+	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return EXIT_ERROR;
 	}
@@ -127,7 +123,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	struct live_session ss;
 	struct strbuf why;
 	sb_init(&why);
-	if (!session_open_why(&ss, &lo, &so, add_sample, &prof, &why)) {
+	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
 		/* node, but not one v8walk can read: it runs on, untraced */
 		fprintf_text(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
 		sb_free(&why);

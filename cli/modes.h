@@ -7,7 +7,9 @@
 
 #include "exit_codes.h"
 #include "options.h"
-#include "profile.h"
+#include "../profile/profile.h"
+#include "../symtab/addrspace.h"
+#include "../v8/runtime.h"
 #include "target.h"
 
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
@@ -30,6 +32,11 @@ FILE *open_output(const struct options *o);
 int close_output(const struct options *o, FILE *out, int write_rc);
 /* Write the profile in the chosen format to -o or stdout; returns EXIT_OK or EXIT_ERROR. */
 int write_profile(const struct options *o, const struct profile *p);
+/* What the run says about itself in the profile: the target, the runtime, the rate, the time. */
+void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uint64_t start_ns,
+		       uint64_t end_ns, struct profile_meta *m);
+/* The executable mappings of a sampled process, with their build-ids, into the profile. */
+void profile_add_modules(struct profile *p, pid_t pid, struct addrspace *as);
 /* How JS frames aggregate (--function, --nolineno). */
 enum line_mode line_mode_of(const struct options *o);
 /* How a live target is opened and walked (--force-v8-version, --full-names). */

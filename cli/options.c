@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: v8walk --pid PID [--text | --raw] [options]   sample a running node\n"
+		"usage: v8walk --pid PID [-f FORMAT] [options]        sample a running node\n"
 		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
 		"       v8walk --all-node [options]                     every node process (eBPF)\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
@@ -38,9 +38,14 @@ static void usage(FILE *f)
 		"      --json               --dump or --core as JSON (see README for the format)\n"
 		"\n"
 		"output:\n"
-		"      --text               indented call tree (default)\n"
-		"      --raw                FlameGraph folded stacks (flamegraph.pl, speedscope)\n"
-		"  -o, --output FILE        write the profile to FILE instead of stdout\n"
+		"  -f, --format NAME        tree (default), folded, svg, speedscope, cpuprofile or pprof;\n"
+		"                           without it, -o FILE's extension decides: .txt .folded\n"
+		"                           .collapsed .svg .speedscope.json .cpuprofile .pb.gz .pprof\n"
+		"      --text               the same as --format tree\n"
+		"      --raw                the same as --format folded (flamegraph.pl, speedscope)\n"
+		"  -o, --output FILE        write the profile to FILE instead of stdout; give -o again to\n"
+		"                           write the same samples to more files (format by extension)\n"
+		"      --thread TID|NAME    cpuprofile: the thread to write (default: the main thread)\n"
 		"      --min-percent P      --text: fold subtrees below P%% of samples (default 0.5)\n"
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
@@ -92,6 +97,33 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
+/* A --format name, or an -o extension, that names no format. */
+static bool unknown_format(const char *option, const char *value)
+{
+	struct strbuf names;
+	sb_init(&names);
+	profile_writer_names(&names);
+	if (!strcmp(option, "-o"))
+		fprintf_text(stderr, "v8walk: which format for %s? its extension names none; give --format "
+				"(%s) or use .txt .folded .collapsed .svg .speedscope.json .cpuprofile "
+				".pb.gz .pprof\n", value, names.s);
+	else
+		fprintf_text(stderr, "v8walk: --format is one of %s, not '%s'\n", names.s, value);
+	sb_free(&names);
+	return false;
+}
+
+/* Does the run write this format (to stdout or one of the -o files)? */
+static bool writes_format(const struct options *o, const char *name)
+{
+	if (o->writer && !strcmp(o->writer->name, name))
+		return true;
+	for (size_t i = 0; i < o->nmore; i++)
+		if (!strcmp(o->more_writers[i]->name, name))
+			return true;
+	return false;
+}
+
 const char *options_conflict(const struct options *o)
 {
 	int targets = (o->npids > 0) + o->all_node + (o->command != NULL) + (o->core != NULL);
@@ -105,8 +137,13 @@ const char *options_conflict(const struct options *o)
 	if (o->json && !one_shot)
 		return "--json goes with --dump or --core";
 	if (o->format_set && one_shot)
-		return "--text and --raw shape a sampled profile; --dump and --core print stacks as text, "
-		       "or JSON with --json";
+		return "--text and --raw (--format) shape a sampled profile; --dump and --core print "
+		       "stacks as text, or JSON with --json";
+	if (o->nmore && (one_shot || o->version_info))
+		return "several -o files hold several formats of one sampled profile";
+	if (o->thread && !writes_format(o, "cpuprofile"))
+		return "--thread picks the thread of a cpuprofile (--format cpuprofile or -o "
+		       "FILE.cpuprofile)";
 	if (o->function_lines && o->no_lines)
 		return "--function and --nolineno contradict each other";
 	if (targets == 0)
@@ -131,13 +168,15 @@ const char *options_conflict(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
 	    {"exe", required_argument, NULL, O_EXE},
 	    {"text", no_argument, NULL, O_TEXT},
 	    {"raw", no_argument, NULL, O_RAW},
+	    {"format", required_argument, NULL, 'f'},
+	    {"thread", required_argument, NULL, O_THREAD},
 	    {"dump", no_argument, NULL, O_DUMP},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"output", required_argument, NULL, 'o'},
@@ -169,7 +208,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
-	while ((c = getopt_long(argc, argv, "+:p:o:r:d:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:o:r:d:f:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -203,11 +242,31 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_KEEPROOT: o->keep_root = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
-		case O_TEXT: o->format = OUT_TREE; o->format_set = true; break;
-		case O_RAW: o->format = OUT_FOLDED; o->format_set = true; break;
+		case O_TEXT: o->writer = profile_writer_named("tree"); o->format_set = true; break;
+		case O_RAW: o->writer = profile_writer_named("folded"); o->format_set = true; break;
+		case 'f':
+			o->writer = profile_writer_named(optarg);
+			o->format_set = true;
+			if (!o->writer)
+				return unknown_format("--format", optarg);
+			break;
+		case O_THREAD: o->thread = optarg; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
 		case O_JSON: o->json = true; break;
-		case 'o': o->output = optarg; break;
+		case 'o':
+			if (!o->output) {
+				o->output = optarg;
+				break;
+			}
+			if (o->nmore == MAX_MORE_OUTPUTS) {
+				fprintf(stderr, "v8walk: at most %d -o options\n", MAX_MORE_OUTPUTS + 1);
+				return false;
+			}
+			o->more_writers[o->nmore] = profile_writer_for_path(optarg);
+			if (!o->more_writers[o->nmore])
+				return unknown_format("-o", optarg);
+			o->more_outputs[o->nmore++] = optarg;
+			break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
 				fprintf_text(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
@@ -276,6 +335,13 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		fprintf_text(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
 		return false;
 	}
+	if (!o->writer && o->output && o->mode == MODE_RECORD && !o->core && !o->version_info) {
+		o->writer = profile_writer_for_path(o->output);
+		if (!o->writer)
+			return unknown_format("-o", o->output);
+	}
+	if (!o->writer)
+		o->writer = profile_writer_named("tree");
 	const char *conflict = options_conflict(o);
 	if (conflict) {
 		fprintf_text(stderr, "v8walk: %s\n", conflict);

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "../profile/writers.h"
 #include "../v8/version.h"
 
-enum out_format { OUT_TREE, OUT_FOLDED };
 enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
 /* how samples are taken: --mode */
 enum sampler_kind {
@@ -17,7 +17,7 @@ enum sampler_kind {
 	SAMPLER_BPF,    /* a kernel program copies each sample's stack (bpf/) */
 };
 
-enum { MAX_PIDS = 256 };
+enum { MAX_PIDS = 256, MAX_MORE_OUTPUTS = 8 };
 
 struct options {
 	pid_t pid;               /* the first --pid (0 = none) */
@@ -32,9 +32,14 @@ struct options {
 	bool keep_root;          /* --keep-root: launch mode under sudo runs the program as root */
 	sigset_t given_sigmask;  /* the signal mask v8walk was started with (a launched program's) */
 	enum run_mode mode;
-	enum out_format format;
+	const struct profile_writer *writer; /* --format, --text, --raw or -o's extension */
+	const char *thread;      /* --thread TID|NAME (cpuprofile) */
 	bool json;               /* --json (dumps) */
 	const char *output;      /* -o FILE (NULL = stdout) */
+	/* further -o FILEs: the same profile again, each in the format of its extension */
+	const char *more_outputs[MAX_MORE_OUTPUTS];
+	const struct profile_writer *more_writers[MAX_MORE_OUTPUTS];
+	size_t nmore;
 	double rate_hz;
 	double duration_s;       /* 0 = until Ctrl-C */
 	bool idle;
@@ -47,7 +52,7 @@ struct options {
 	struct v8_version force_version;
 	unsigned stack_kb;
 	bool stack_kb_set;       /* --stack-kb was given */
-	bool format_set;         /* --text or --raw was given */
+	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 };
 

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "dump.h"
-#include "frame_text.h"
+#include "../profile/frame_text.h"
+#include "../util/json.h"
 #include "../util/text_escape.h"
 
 static const char *kind_name(uint8_t kind)

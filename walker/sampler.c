@@ -56,9 +56,8 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	}
 	thread_labels_init(&s->labels, strings, pid, comm);
 	maps_refresh_init(&s->maps_fresh, MAPS_REFRESH_NS);
-	char label[64];
-	snprintf(label, sizeof(label), "%s (%d)", comm, (int)pid);
-	s->process_label = intern_str(strings, label);
+	s->pid = pid;
+	s->process_name = intern_str(strings, comm);
 }
 
 /* Forget the captured samples still queued. */
@@ -111,9 +110,9 @@ static const char *sampled_role(struct sampler *s, struct tthread *t, const stru
 				  c->ws.end == UNWIND_COMPLETE, final);
 }
 
-static uint32_t label_of(struct sampler *s, struct tthread *t, const struct captured_sample *c)
+static uint32_t role_of(struct sampler *s, struct tthread *t, const struct captured_sample *c)
 {
-	return thread_label(&s->labels, c->tid, t ? t->comm : NULL, c->frames, c->n,
+	return thread_labels_role_id(&s->labels, c->tid, t ? t->comm : NULL, c->frames, c->n,
 			    c->ws.end == UNWIND_COMPLETE);
 }
 
@@ -158,6 +157,7 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	}
 	unsigned long reads = s->live.reads;
 	c->tid = t->tid;
+	c->time_ns = t0;
 	c->state = tinfo_for(s, t->tid)->requested_state;
 	c->ok = capture(s, t, c);
 	/* the tracer resumes the thread right after we return */
@@ -239,8 +239,11 @@ static void deliver_queue(struct sampler *s)
 			s->st.truncated++;
 		if (c->ws.js_frames == 0)
 			s->st.no_js++;
-		s->sink(s->sink_ctx, s->process_label, label_of(s, tracer_thread(s->tr, c->tid), c),
-			c->frames, c->n);
+		struct sample sm = {.time_ns = c->time_ns, .pid = s->pid, .tid = c->tid,
+				    .process_name = s->process_name,
+				    .thread_role = role_of(s, tracer_thread(s->tr, c->tid), c),
+				    .frames = c->frames, .n = c->n};
+		s->sink(s->sink_ctx, &sm);
 		free(c->frames);
 	}
 	s->nqueue = 0;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../profile/sample.h"
 #include "../util/intern.h"
 #include "frame.h"
 #include "maps_refresh.h"
@@ -19,9 +20,6 @@
 #include "thread_labels.h"
 #include "tracer.h"
 
-/* Receives each sample: frames innermost first, plus the two root labels (interned). */
-typedef void (*sample_sink_fn)(void *ctx, uint32_t process_label, uint32_t thread_label,
-			       const struct frame *frames, int n);
 
 struct sampler_opts {
 	double rate_hz;      /* mean sampling rate (intervals are jittered ±50%) */
@@ -54,6 +52,7 @@ struct thread_info; /* per-thread sampler state (the /proc state of a requested 
 
 struct captured_sample {
 	pid_t tid;
+	uint64_t time_ns;    /* when it was stopped */
 	char state;          /* its /proc state when the sample was requested */
 	uint64_t pause_ns;   /* how long it was held stopped */
 	struct walk_stats ws;
@@ -71,7 +70,8 @@ struct sampler {
 	sample_sink_fn sink;
 	void *sink_ctx;
 	struct sampler_stats st;
-	uint32_t process_label;
+	pid_t pid;
+	uint32_t process_name; /* interned comm */
 	uint64_t rng;          /* xorshift state for jitter */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;

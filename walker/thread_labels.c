@@ -36,17 +36,15 @@ const char *thread_labels_role(const struct thread_labels *tl, pid_t tid, const 
 	return thread_role(&tf, final);
 }
 
-uint32_t thread_label(struct thread_labels *tl, pid_t tid, const char *comm,
+uint32_t thread_labels_role_id(struct thread_labels *tl, pid_t tid, const char *comm,
 		      const struct frame *frames, int n, bool complete)
 {
 	uint64_t v;
 	if (u64map_get(&tl->by_tid, (uint64_t)tid, &v) && (v >> 32))
 		return (uint32_t)v;
 	bool final;
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%s (%d)",
-		 thread_labels_role(tl, tid, comm, frames, n, complete, &final), (int)tid);
-	uint32_t id = intern_str(tl->strings, buf);
+	uint32_t id = intern_str(tl->strings,
+				 thread_labels_role(tl, tid, comm, frames, n, complete, &final));
 	u64map_put(&tl->by_tid, (uint64_t)tid, id | (uint64_t)final << 32);
 	return id;
 }

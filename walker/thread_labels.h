@@ -1,5 +1,6 @@
-/* thread_labels.h — the label a thread gets as the second root frame of a live sample: its role
- * (walker/thread_role.h) and its tid, `worker (4250)`, cached per thread once it cannot change.
+/* thread_labels.h — the role a thread of a live sample has (walker/thread_role.h): "main",
+ * "worker", its kernel name…, interned and cached per thread once it cannot change (the writers
+ * make labels such as `worker (4250)` from it).
  * Shared by the ptrace sampler and the eBPF sampler. */
 #ifndef V8WALK_THREAD_LABELS_H
 #define V8WALK_THREAD_LABELS_H
@@ -16,7 +17,7 @@ struct thread_labels {
 	struct intern *strings;
 	pid_t pid;
 	char process_comm[17];
-	struct u64map by_tid; /* tid → label id | final << 32 */
+	struct u64map by_tid; /* tid → role id | final << 32 */
 };
 
 void thread_labels_init(struct thread_labels *tl, struct intern *strings, pid_t pid,
@@ -26,8 +27,8 @@ void thread_labels_free(struct thread_labels *tl);
  * innermost first, natives named; `complete` when the walk reached the outermost frame). */
 const char *thread_labels_role(const struct thread_labels *tl, pid_t tid, const char *comm,
 			       const struct frame *frames, int n, bool complete, bool *final);
-/* The interned label "role (tid)", cached once final. */
-uint32_t thread_label(struct thread_labels *tl, pid_t tid, const char *comm,
+/* The interned role, cached once final. */
+uint32_t thread_labels_role_id(struct thread_labels *tl, pid_t tid, const char *comm,
 		      const struct frame *frames, int n, bool complete);
 
 #endif

@@ -162,8 +162,8 @@ test('bad options', async () => {
     [['--'], /`--` must be followed by the program/],
     [['--pid', '1', '--bogus'], /unknown option '--bogus'/],
     [['--pid', '1', '--function', '--nolineno'], /contradict/],
-    [['--core', '/dev/null', '--raw'], /--text and --raw shape a sampled profile/],
-    [['--pid', '1', '--dump', '--text'], /--text and --raw shape a sampled profile/],
+    [['--core', '/dev/null', '--raw'], /--text and --raw \(--format\) shape a sampled profile/],
+    [['--pid', '1', '--dump', '--text'], /--text and --raw \(--format\) shape a sampled profile/],
   ]) {
     const r = await h.runV8walk(args);
     assert.strictEqual(r.code, 2, `${args}: ${r.stderr}`);

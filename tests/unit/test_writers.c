@@ -6,20 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cli/profile.h"
-#include "../../cli/write_folded.h"
-#include "../../cli/write_tree.h"
+#include "../../profile/profile.h"
+#include "../../profile/writers.h"
 
 static struct intern strings;
 static struct profile prof;
-static uint32_t proc_label, thread_label;
+static uint32_t proc_name, thread_role;
 
 static void setup(void)
 {
 	intern_init(&strings);
 	profile_init(&prof, &strings, LINES_CURRENT);
-	proc_label = intern_str(&strings, "node (1234)");
-	thread_label = intern_str(&strings, "main (1234)");
+	proc_name = intern_str(&strings, "node");
+	thread_role = intern_str(&strings, "main");
 }
 
 static void teardown(void)
@@ -59,7 +58,10 @@ static void add(int count, int n, ...)
 	for (int i = 0; i < n; i++)
 		fr[i] = va_arg(ap, struct frame);
 	va_end(ap);
-	profile_add_sample(&prof, proc_label, thread_label, fr, n, (uint64_t)count);
+	struct sample s = {.time_ns = 1000, .pid = 1234, .tid = 1234, .process_name = proc_name,
+			   .thread_role = thread_role, .frames = fr, .n = n};
+	for (int i = 0; i < count; i++)
+		profile_add(&prof, &s);
 }
 
 static char *render(int folded, double min_pct)
@@ -67,10 +69,11 @@ static char *render(int folded, double min_pct)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct write_opts wo = {.min_percent = min_pct};
 	if (folded)
-		write_folded(&prof, f);
+		write_folded(&prof, &wo, f);
 	else
-		write_tree(&prof, min_pct, f);
+		write_tree(&prof, &wo, f);
 	fclose(f);
 	return buf;
 }

@@ -30,3 +30,17 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 		sb_add(out, "_[k]");
 	}
 }
+
+const char *frame_function_name(const struct intern *strings, const struct frame *f)
+{
+	const char *n = intern_get(strings, f->name);
+	return *n ? n : "(anonymous)";
+}
+
+void frame_function_key(const struct frame *f, struct strbuf *key)
+{
+	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	sb_reset(key);
+	sb_printf(key, "%u|%u|%u|%d", js ? FK_JS : f->kind, f->name,
+		  js || f->kind == FK_NATIVE ? f->file : 0, js ? f->def_line : 0);
+}

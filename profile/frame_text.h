@@ -17,4 +17,12 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
  * safety). */
 void append_sanitized(struct strbuf *out, const char *s, size_t len);
 
+/* The name a frame's function is shown by in the formats that have functions ("(anonymous)"
+ * for an empty one). */
+const char *frame_function_name(const struct intern *strings, const struct frame *f);
+/* The identity of a frame's function (a function is one frame in speedscope, one node per call
+ * path in cpuprofile, one Function in pprof): kind, name, file and definition line of JS,
+ * kind, name and module of the rest. */
+void frame_function_key(const struct frame *f, struct strbuf *key);
+
 #endif

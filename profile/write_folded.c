@@ -1,14 +1,14 @@
 /* write_folded.c — folded-stack writer (flamegraph.pl, inferno, speedscope). */
-#include "write_folded.h"
+#include "writers.h"
 
 #include <stdlib.h>
 
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
-#include "frame_text.h"
 
-int write_folded(const struct profile *p, FILE *out)
+int write_folded(const struct profile *p, const struct write_opts *wo, FILE *out)
 {
+	(void)wo;
 	/* iterative DFS; a node's path is rebuilt from its parents when it has samples of its own */
 	uint32_t *stack = xmalloc(sizeof(uint32_t) * (p->nnodes + 1));
 	uint32_t *path = xmalloc(sizeof(uint32_t) * (p->nnodes + 1));
@@ -29,7 +29,7 @@ int write_folded(const struct profile *p, FILE *out)
 			path[depth++] = k;
 		sb_reset(&line);
 		while (depth--) {
-			frame_text(p->strings, &p->frames[p->nodes[path[depth]].frame], true, &line);
+			profile_node_text(p, path[depth], true, &line);
 			if (depth)
 				sb_addc(&line, ';');
 		}

@@ -1,11 +1,10 @@
 /* write_tree.c — text call-tree writer. */
-#include "write_tree.h"
+#include "writers.h"
 
 #include <stdlib.h>
 
 #include "../util/strbuf.h"
 #include "../util/xalloc.h"
-#include "frame_text.h"
 
 struct tree_ctx {
 	const struct profile *p;
@@ -41,7 +40,7 @@ static void node(struct tree_ctx *c, uint32_t i, int depth)
 	const struct profile *p = c->p;
 	const struct pnode *nd = &p->nodes[i];
 	sb_reset(&c->text);
-	frame_text(p->strings, &p->frames[nd->frame], false, &c->text);
+	profile_node_text(p, i, false, &c->text);
 	print_line(c, depth, nd->total, c->text.s);
 	children(c, i, depth + 1);
 }
@@ -78,9 +77,9 @@ static void children(struct tree_ctx *c, uint32_t parent, int depth)
 	free(kids);
 }
 
-int write_tree(const struct profile *p, double min_percent, FILE *out)
+int write_tree(const struct profile *p, const struct write_opts *wo, FILE *out)
 {
-	struct tree_ctx c = {.p = p, .out = out, .min_percent = min_percent};
+	struct tree_ctx c = {.p = p, .out = out, .min_percent = wo->min_percent};
 	sb_init(&c.text);
 	fprintf(out, "%8s %7s  %s\n", "SAMPLES", "PERCENT", "FRAME");
 	children(&c, 0, 0);

@@ -1,0 +1,25 @@
+/* sample.h — one sample as every sampler hands it on: when (CLOCK_MONOTONIC ns), which process
+ * and thread (pid, tid, the process's kernel name, the thread's role: "main", "worker", a kernel
+ * thread name…) and the frames, innermost first. Labels such as "worker (4250)" are made by the
+ * writers from these fields, never by the samplers. */
+#ifndef V8WALK_SAMPLE_H
+#define V8WALK_SAMPLE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../walker/frame.h"
+
+struct sample {
+	uint64_t time_ns;           /* CLOCK_MONOTONIC, when the stack was taken */
+	pid_t pid, tid;
+	uint32_t process_name;      /* interned: the process's kernel name (comm) */
+	uint32_t thread_role;       /* interned: walker/thread_role.h */
+	const struct frame *frames; /* innermost first */
+	int n;
+};
+
+/* A consumer of samples (the aggregation, `top`, …). */
+typedef void (*sample_sink_fn)(void *ctx, const struct sample *s);
+
+#endif
