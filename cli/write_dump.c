@@ -111,11 +111,6 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fput_json_string(out, s, strlen(s));
-}
-
 static void json_view(FILE *out, struct strview v)
 {
 	fput_json_string(out, v.s, v.len);

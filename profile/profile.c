@@ -164,10 +164,10 @@ void profile_node_text(const struct profile *p, uint32_t node, bool annotate, st
 	const struct pnode *nd = &p->nodes[node];
 	const struct profile_thread *t = profile_node_thread(p, node);
 	if (nd->frame == PNODE_PROCESS) {
-		append_sanitized(out, intern_get(p->strings, t->process_name));
+		append_sanitized(out, intern_get(p->strings, t->process_name), intern_len(p->strings, t->process_name));
 		sb_printf(out, " (%d)", (int)t->pid);
 	} else if (nd->frame == PNODE_THREAD) {
-		append_sanitized(out, intern_get(p->strings, t->role));
+		append_sanitized(out, intern_get(p->strings, t->role), intern_len(p->strings, t->role));
 		sb_printf(out, " (%d)", (int)t->tid);
 	} else {
 		frame_text(p->strings, &p->frames[nd->frame], annotate, out);

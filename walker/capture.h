@@ -20,6 +20,7 @@ struct capture {
 	pid_t tid;
 	bool ok;           /* registers and stack were copied */
 	char state;        /* its /proc state when the sample was requested */
+	uint64_t time_ns;  /* when it was stopped (monotonic) */
 	uint64_t held_ns;  /* how long the thread was held stopped */
 	struct regset regs;
 	struct stack_bounds bounds;

@@ -209,6 +209,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	XGROW(s->queue, s->capqueue, s->nqueue + 1);
 	struct captured_sample *q = &s->queue[s->nqueue++];
 	q->tid = c->tid;
+	q->time_ns = c->time_ns;
 	q->state = c->state;
 	q->pause_ns = c->held_ns;
 	q->ws = ws;

@@ -38,11 +38,13 @@ static const struct combination combinations[] = {
     {"--core -- PROGRAM", {.core = "core", .command = command}, "--core reads a core file"},
     {"--core --all-node", {.core = "core", .all_node = true}, "--core reads a core file"},
     {"--exe without --core", {PID, .exe = "/usr/bin/node"}, "--exe goes with --core"},
-    {"--core --raw", {.core = "core", .format_set = true}, "--text and --raw shape a sampled profile"},
+    {"--core --raw", {.core = "core", .format_set = true}, "--text and --raw (--format) shape a sampled profile"},
     /* --json with the one-shot modes */
     {"--pid --json", {PID, .json = true}, "--json goes with --dump or --core"},
     {"--dump --json", {PID, .mode = MODE_DUMP, .json = true}, NULL},
-    {"--dump --text", {PID, .mode = MODE_DUMP, .format_set = true}, "--text and --raw shape"},
+    {"--dump --text", {PID, .mode = MODE_DUMP, .format_set = true}, "--text and --raw (--format) shape"},
+    {"--dump -o a -o b", {PID, .mode = MODE_DUMP, .nmore = 1}, "several -o files hold several formats"},
+    {"--thread 7 without a cpuprofile", {PID, .thread = "7"}, "--thread picks the thread of a cpuprofile"},
     /* --dump and --version-info look at one process, with ptrace */
     {"--dump, two --pid", {TWO_PIDS, .mode = MODE_DUMP}, "--dump looks at one running process"},
     {"--version-info -- PROGRAM", {.command = command, .version_info = true},
