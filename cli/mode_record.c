@@ -47,8 +47,11 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	sampler_run(&ss->s);
 	session_detach(ss);
 	int rc = write_profile(o, prof);
-	if (!o->quiet)
+	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
+		if (ss->sw.sourcemaps)
+			sm_store_summary(ss->sw.sourcemaps, stderr);
+	}
 	return rc;
 }
 

@@ -46,6 +46,7 @@ struct options {
 	bool stack_kb_set;       /* --stack-kb was given */
 	bool format_set;         /* --text or --raw was given */
 	bool quiet;
+	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */
 };
 
 /* Parse argv; on error prints a message and returns false with *exit_code set (0 for --help). */

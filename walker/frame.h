@@ -32,6 +32,12 @@ struct frame {
 	int32_t def_line;    /* 1-based definition line of a JS function (0 = unknown) */
 	uint64_t pc;
 	uint64_t module_off; /* FK_UNKNOWN / FK_NATIVE: offset in the module file */
+	/* JS frames: what source maps need (sourcemap/store.h, applied in stage 2) */
+	uint64_t script;     /* the Script object's address (0 = none) */
+	int32_t def_col;     /* 1-based definition column (0 = unknown) */
+	uint32_t gen_file;   /* 0, or file/line/col show the original position and this is the
+			      * generated (running) script, with its position below */
+	int32_t gen_line, gen_col;
 };
 
 #endif

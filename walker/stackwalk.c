@@ -11,6 +11,7 @@
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
+#include "../sourcemap/store.h"
 #include "jit_names.h"
 #include "prefetch.h"
 
@@ -82,6 +83,7 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 	f->name = callsite_name(&sw->callsites, h, cs);
 	f->file = callsite_file(&sw->callsites, h, fn);
 	f->def_line = fn->def_line;
+	f->def_col = fn->def_col;
 	/* the function cache validated the SharedFunctionInfo, whose script field is unchanged */
 	struct v8_script *s = NULL;
 	if (fn->has_script && !(s = script_cached(&sw->scripts, fn->script)))
@@ -92,6 +94,7 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 		f->col = fn->def_col;
 		f->at_def = true;
 	}
+	f->script = s ? s->addr : 0;
 }
 
 /* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
@@ -308,4 +311,6 @@ void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n)
 	}
 	if (sw->perfmap)
 		name_jit_frames_from_perfmap(sw, f, n);
+	if (sw->sourcemaps)
+		sm_apply(sw->sourcemaps, f, n);
 }

@@ -1,0 +1,12 @@
+/* vlq.h — the base64 VLQ numbers of a source map's "mappings" (one signed 32-bit value each). */
+#ifndef V8WALK_SM_VLQ_H
+#define V8WALK_SM_VLQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Decode one value at *p (not past end), advancing *p; false on a character outside base64, a
+ * value cut off by the end or a separator, or one beyond 32 bits. */
+bool vlq_decode(const char **p, const char *end, int32_t *out);
+
+#endif
