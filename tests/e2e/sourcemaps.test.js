@@ -92,7 +92,8 @@ const VARIANTS = [
 ];
 
 for (const v of VARIANTS) {
-  test(`--dump of ${v.name}: every JS frame at Error.stack's original position and name`, async (t) => {
+  // dumps and cores have one form: the ptrace pass only
+  h.modeTest('ptrace', `--dump of ${v.name}: every JS frame at Error.stack's original position and name`, async (t) => {
     const fx = await start(t, v.script);
     const truth = truthFrames(fx.ready.truth);
     assert.ok(truth.some((f) => f.file.endsWith('/src/handler.ts')), `the truth is source-mapped:\n${fx.ready.truth}`);
@@ -150,7 +151,7 @@ for (const v of VARIANTS) {
   });
 }
 
-test('a missing and a corrupt map: frames at their generated position, the summary says why', async (t) => {
+h.modeTest('ptrace', 'a missing and a corrupt map: frames at their generated position, the summary says why', async (t) => {
   const dir = copyVariant('map', 'damaged');
   fs.rmSync(path.join(dir, 'handler.js.map'));
   fs.writeFileSync(path.join(dir, 'app.js.map'), '{"version": 3, "sources": ["../src/app.ts"], "mappings": "AAAA,');
@@ -168,7 +169,7 @@ test('a missing and a corrupt map: frames at their generated position, the summa
   assert.strictEqual(r.stderr.split('\n').filter((l) => l.includes('handler.js.map')).length, 1, r.stderr);
 });
 
-test('--core of a gcore of the bundle: the original positions', async (t) => {
+h.modeTest('ptrace', '--core of a gcore of the bundle: the original positions', async (t) => {
   const fx = await start(t, path.join(DIR, 'out/bundle/app.js'));
   const truth = truthFrames(fx.ready.truth);
   const core = corekit.gcore(fx.pid, tmp);

@@ -1,0 +1,40 @@
+#!/bin/sh
+# sourcemap.sh — what source maps cost: a generated TypeScript program of many functions bundled
+# by esbuild (minified, several MB of mappings), held spinning; then
+#   1. v8walk --dump with maps on and off: time and peak memory (the summary gives the load time
+#      and the decoded map's size);
+#   2. a sampled profile at 499 Hz for 5 s with maps on and off: v8walk's CPU per sample.
+# Uses the pinned esbuild of fixtures/sourcemaps (its build.sh installs it).
+set -eu
+cd "$(dirname "$0")/.."
+: "${V8WALK:=$PWD/build/v8walk}"
+: "${FUNCS:=60000}"
+fixtures/sourcemaps/build.sh
+dir=$(mktemp -d /tmp/v8walk-smbench-XXXXXX)
+trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
+node -e '
+const n = +process.argv[1], out = [];
+for (let i = 0; i < n; i++)
+  out.push(`export function handler${i}(req: { id: number }): number {\n  const value = req.id * ${i};\n  return value + ${i % 7};\n}\n`);
+out.push(`export function spin(): void {\n  let x = 0;\n  for (;;) { x += handler${n - 1}({ id: x & 1023 }) & 1; }\n}\n`);
+require("fs").writeFileSync(process.argv[2], out.join(""));
+require("fs").writeFileSync(process.argv[3], `import { spin } from "./big";\nspin();\n`);
+' "$FUNCS" "$dir/big.ts" "$dir/main.ts"
+fixtures/sourcemaps/node_modules/.bin/esbuild "$dir/main.ts" --bundle --platform=node --minify \
+	--sourcemap --outfile="$dir/app.js" --log-level=warning
+node -e '
+const m = JSON.parse(require("fs").readFileSync(process.argv[1]));
+console.log(`bundle: ${(require("fs").statSync(process.argv[2]).size / 1048576).toFixed(1)} MB of JS; map: ${m.mappings.length} bytes of mappings, ${m.names.length} names`);
+' "$dir/app.js.map" "$dir/app.js"
+node "$dir/app.js" &
+pid=$!
+sleep 2
+for flag in "" --no-source-maps; do
+	/usr/bin/time -f "dump ${flag:-with maps}: %e s, max RSS %M KB" "$V8WALK" --pid $pid --dump $flag \
+		>/dev/null 2>"$dir/err" || true
+	grep -E "source maps:|dump " "$dir/err" || cat "$dir/err"
+done
+for flag in "" --no-source-maps; do
+	"$V8WALK" --pid $pid --rate 499 --duration 5 --raw -o /dev/null $flag 2>"$dir/err" || true
+	echo "profile ${flag:-with maps}: $(grep -o '[0-9]* samples in [0-9.]* s' "$dir/err"); $(grep -o 'pause median [0-9]* us, p99 [0-9]* us' "$dir/err"); $(grep -o 'v8walk CPU [0-9.]*%' "$dir/err")"
+done
