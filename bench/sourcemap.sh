@@ -16,7 +16,8 @@ node -e '
 const n = +process.argv[1], out = [];
 for (let i = 0; i < n; i++)
   out.push(`export function handler${i}(req: { id: number }): number {\n  const value = req.id * ${i};\n  return value + ${i % 7};\n}\n`);
-out.push(`export function spin(): void {\n  let x = 0;\n  for (;;) { x += handler${n - 1}({ id: x & 1023 }) & 1; }\n}\n`);
+out.push(`export const all = [${Array.from({ length: n }, (_, i) => `handler${i}`).join(", ")}];\n`);
+out.push(`export function spin(): void {\n  let x = 0;\n  for (;;) { x += all[x % all.length]({ id: x & 1023 }) & 1; }\n}\n`);
 require("fs").writeFileSync(process.argv[2], out.join(""));
 require("fs").writeFileSync(process.argv[3], `import { spin } from "./big";\nspin();\n`);
 ' "$FUNCS" "$dir/big.ts" "$dir/main.ts"
@@ -34,7 +35,12 @@ for flag in "" --no-source-maps; do
 		>/dev/null 2>"$dir/err" || true
 	grep -E "source maps:|dump " "$dir/err" || cat "$dir/err"
 done
-for flag in "" --no-source-maps; do
-	"$V8WALK" --pid $pid --rate 499 --duration 5 --raw -o /dev/null $flag 2>"$dir/err" || true
-	echo "profile ${flag:-with maps}: $(grep -o '[0-9]* samples in [0-9.]* s' "$dir/err"); $(grep -o 'pause median [0-9]* us, p99 [0-9]* us' "$dir/err"); $(grep -o 'v8walk CPU [0-9.]*%' "$dir/err")"
+for round in 1 2 3; do
+	for flag in "" --no-source-maps; do
+		/usr/bin/time -f "%U %S" -o "$dir/time" "$V8WALK" --pid $pid --rate 499 --duration 5 --raw \
+			-o /dev/null $flag 2>"$dir/err" || true
+		samples=$(grep -o '^v8walk: [0-9]* samples' "$dir/err" | grep -o '[0-9]*')
+		echo "profile ${flag:-with maps} (round $round): $samples samples; $(grep -o 'pause median [0-9]* us, p99 [0-9]* us' "$dir/err");" \
+			"v8walk CPU $(awk -v n="$samples" '{ printf "%.1f us per sample", ($1 + $2) * 1e6 / n }' "$dir/time")"
+	done
 done

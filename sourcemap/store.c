@@ -100,7 +100,7 @@ static void load(struct sm_store *s, struct sm_script *e, const struct v8_script
 	sb_init(&json);
 	const char *url, *why = NULL;
 	size_t ulen;
-	if (!sm_source_tail(&h, sc->source_ptr, SM_MAX_MAP_BYTES / 3 * 4 + 4096, &tail) ||
+	if (!sm_source_tail(&h, sc->source_ptr, SM_MAX_TAIL_UNITS, &tail) ||
 	    !sm_find_comment(tail.s, tail.len, &url, &ulen))
 		goto out;
 	s->st.scripts++;

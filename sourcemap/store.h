@@ -29,6 +29,7 @@ enum sm_failure {
 
 enum {
 	SM_MAX_MAP_BYTES = 64 << 20,        /* a map file or inline map */
+	SM_MAX_TAIL_UNITS = 32 << 20,       /* source read to find the comment (an inline map) */
 	SM_DEFAULT_BUDGET = 512u << 20,     /* all decoded maps together */
 	SM_MAX_NOTES = 8,                   /* failures described one by one in the summary */
 	SM_MAX_SCRIPTS = 1 << 16,

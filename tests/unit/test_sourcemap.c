@@ -2,13 +2,17 @@
  * lookup Node does, bad VLQ, huge numbers, out-of-range indices, deep nesting, hostile JSON,
  * oversized input; plus finding the sourceMappingURL comment, resolving URLs and data: URLs. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../sourcemap/data_url.h"
 #include "../../sourcemap/json.h"
 #include "../../sourcemap/locate.h"
+#include "../../sourcemap/safe_read.h"
 #include "../../sourcemap/sourcemap.h"
 #include "../../sourcemap/vlq.h"
 
@@ -295,4 +299,46 @@ Test(data_url, decodes)
 	cr_assert_null(data("data:text/plain;base64,e30=", &why));
 	cr_assert_null(data("data:application/json;base64", &why));
 	cr_assert_not_null(why);
+}
+
+/* the file reader: regular files only, no symlink at the end, no blocking, a size bound */
+Test(safe_read, refuses_what_it_must, .timeout = 30)
+{
+	char dir[] = "/tmp/v8walk-smread-XXXXXX";
+	cr_assert(mkdtemp(dir));
+	char path[256], link[256], fifo[256], big[256], ok[256];
+	snprintf(ok, sizeof(ok), "%s/ok.map", dir);
+	snprintf(link, sizeof(link), "%s/link.map", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.map", dir);
+	snprintf(big, sizeof(big), "%s/big.map", dir);
+	FILE *f = fopen(ok, "w");
+	cr_assert(f);
+	fputs("{}", f);
+	fclose(f);
+	cr_assert_eq(symlink(ok, link), 0);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int fd = open(big, O_CREAT | O_WRONLY, 0600);
+	cr_assert(fd >= 0);
+	cr_assert_eq(ftruncate(fd, 100 << 20), 0); /* 100 MB (sparse) */
+	close(fd);
+	struct strbuf b;
+	sb_init(&b);
+	const char *why = NULL;
+	cr_assert_eq(sm_read_file("", ok, 1 << 20, &b, &why), SR_OK);
+	cr_assert_str_eq(b.s, "{}");
+	cr_assert_eq(sm_read_file("", link, 1 << 20, &b, &why), SR_UNREADABLE);
+	cr_assert_eq(sm_read_file("", fifo, 1 << 20, &b, &why), SR_UNREADABLE);
+	cr_assert_eq(sm_read_file("", big, 64 << 20, &b, &why), SR_TOO_LARGE);
+	snprintf(path, sizeof(path), "%s/none.map", dir);
+	cr_assert_eq(sm_read_file("", path, 1 << 20, &b, &why), SR_MISSING);
+	/* inside a root, ".." and absolute symlinks stay inside it */
+	snprintf(path, sizeof(path), "/../../%s", strrchr(ok, '/') + 1);
+	cr_assert_eq(sm_read_file(dir, path, 1 << 20, &b, &why), SR_OK);
+	char escape[256];
+	snprintf(escape, sizeof(escape), "%s/escape", dir);
+	cr_assert_eq(symlink("/etc", escape), 0);
+	cr_assert_eq(sm_read_file(dir, "/escape/passwd", 1 << 20, &b, &why), SR_MISSING);
+	sb_free(&b);
+	unlink(ok), unlink(link), unlink(fifo), unlink(big), unlink(escape);
+	rmdir(dir);
 }
