@@ -4,19 +4,12 @@
 #include <string.h>
 #include <strings.h>
 
-static int b64(unsigned char c)
+#include "vlq.h"
+
+/* base64 and base64url digits, as Buffer.from(s, 'base64') takes them */
+static int b64(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
+	return c == '-' ? 62 : c == '_' ? 63 : base64_digit(c);
 }
 
 /* Buffer.from(s, 'base64'): stops at the first '=', skips characters outside the alphabet. */
@@ -24,7 +17,7 @@ static void base64_decode(const char *s, size_t n, struct strbuf *out)
 {
 	unsigned acc = 0, bits = 0;
 	for (size_t i = 0; i < n && s[i] != '='; i++) {
-		int v = b64((unsigned char)s[i]);
+		int v = b64(s[i]);
 		if (v < 0)
 			continue;
 		acc = (acc << 6 | (unsigned)v) & 0xffffff;

@@ -66,7 +66,7 @@ bool json_more(struct json *j, char close, bool *first)
 	return true;
 }
 
-static int hexval(char c)
+int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -83,7 +83,7 @@ static bool hex4(struct json *j, uint32_t *u)
 		return fail(j, "truncated \\u escape");
 	*u = 0;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(j->p[i]);
+		int h = hex_digit(j->p[i]);
 		if (h < 0)
 			return fail(j, "bad \\u escape");
 		*u = *u << 4 | (uint32_t)h;

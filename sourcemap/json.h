@@ -35,6 +35,8 @@ bool json_string(struct json *j, struct strbuf *out);
 bool json_int(struct json *j, int64_t *v);
 /* Skip any value (iteratively; nesting limited by JSON_MAX_DEPTH). */
 bool json_skip(struct json *j);
+/* The value of a hex digit, or -1 (also for percent escapes in URLs). */
+int hex_digit(char c);
 /* Only whitespace remains. */
 bool json_at_end(struct json *j);
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json.h"
+
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -63,14 +65,6 @@ static bool has_scheme(const char *s, size_t n, size_t *colon)
 	return false;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Normalize an absolute path in place: "." and ".." segments, repeated '/'; ".." stops at "/". */
 static void remove_dots(struct strbuf *p)
 {
@@ -120,7 +114,7 @@ static void url_path_to_file(const char *s, size_t n, struct strbuf *out)
 	for (size_t i = 0; i < tmp.len; i++) {
 		int hi, lo;
 		if (tmp.s[i] == '%' && i + 2 < tmp.len &&
-		    (hi = hexval(tmp.s[i + 1])) >= 0 && (lo = hexval(tmp.s[i + 2])) >= 0) {
+		    (hi = hex_digit(tmp.s[i + 1])) >= 0 && (lo = hex_digit(tmp.s[i + 2])) >= 0) {
 			sb_addc(out, (char)(hi << 4 | lo));
 			i += 2;
 		} else {

@@ -2,7 +2,7 @@
  * lowest bit of the value is its sign. */
 #include "vlq.h"
 
-static int b64(char c)
+int base64_digit(char c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -25,7 +25,7 @@ bool vlq_decode(const char **p, const char *end, int32_t *out)
 	for (;;) {
 		if (s >= end)
 			return false;
-		int d = b64(*s++);
+		int d = base64_digit(*s++);
 		if (d < 0)
 			return false;
 		if (shift > 30) /* a 7th digit: more than 32 bits of magnitude and sign */

@@ -160,6 +160,11 @@ for (const v of VARIANTS) {
       }
       assert.ok(exact >= total * 0.9, `${extra.join(' ') || 'lines'}: ${exact} of ${total} samples in spinHere with the truth's frames\n${r.stdout}`);
     }
+    // the call tree names the same frames
+    const r = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1', '--text', '--min-percent', '0']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    for (const f of truth.filter((x) => !x.file.startsWith('node:')))
+      assert.ok(r.stdout.includes(` ${f.name} (${f.file}:${f.line})\n`), `${f.name} (${f.file}:${f.line}) in the tree:\n${r.stdout}`);
   });
 }
 
