@@ -87,6 +87,15 @@ static void failed(struct sm_store *s, struct sm_script *e, enum sm_failure why_
 	}
 }
 
+static void loaded(struct sm_store *s, struct sm_script *e, const char *base)
+{
+	s->st.bytes += sourcemap_bytes(&e->map);
+	s->st.loaded++;
+	e->state = SMS_LOADED;
+	e->base = base && *base ? xstrdup(base) : NULL;
+	e->source_ids = xcalloc(e->map.sources.n ? e->map.sources.n : 1, sizeof(uint32_t));
+}
+
 /* Find, read and decode the map of script sc into e. */
 static void load(struct sm_store *s, struct sm_script *e, const struct v8_script *sc)
 {
@@ -136,32 +145,38 @@ static void load(struct sm_store *s, struct sm_script *e, const struct v8_script
 		failed(s, e, SMF_BUDGET, shown, "the memory budget for source maps was spent");
 		goto out;
 	}
-	s->st.bytes += bytes;
-	s->st.loaded++;
-	e->state = SMS_LOADED;
 	struct strbuf base;
 	sb_init(&base);
 	if (where == SM_AT_FILE)
 		sb_add(&base, path.s);
 	else if (!sm_script_path(name, &base))
 		sb_reset(&base);
-	e->base = base.len ? sb_take(&base) : NULL;
+	loaded(s, e, base.len ? base.s : NULL);
 	sb_free(&base);
-	e->source_ids = xcalloc(e->map.sources.n ? e->map.sources.n : 1, sizeof(uint32_t));
 out:
 	sb_free(&tail);
 	sb_free(&path);
 	sb_free(&json);
 }
 
+static struct sm_script *new_entry(struct sm_store *s, uint64_t addr)
+{
+	if (s->n >= SM_MAX_SCRIPTS)
+		return NULL;
+	XGROW(s->v, s->cap, s->n + 1);
+	struct sm_script *e = &s->v[s->n++];
+	memset(e, 0, sizeof(*e));
+	e->addr = addr;
+	u64map_put(&s->idx, addr, s->n);
+	return e;
+}
+
 static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 {
 	/* the walker's script cache knows the Script (it named the frame); after it was emptied,
 	 * the Script is read again (the target runs: reading is safe, a stale read fails) */
-	if (!s->L)
-		return NULL;
-	struct v8_script *sc = script_cached(s->scripts, addr);
-	if (!sc) {
+	struct v8_script *sc = NULL;
+	if (s->L && !(sc = script_cached(s->scripts, addr))) {
 		struct v8_heap h = {.mem = s->mem, .L = s->L};
 		sc = script_get(s->scripts, &h, addr);
 	}
@@ -174,20 +189,28 @@ static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 		/* another script now lives at this address */
 		drop(e);
 		memset(e, 0, sizeof(*e));
-	} else {
-		if (!sc || s->n >= SM_MAX_SCRIPTS)
-			return NULL;
-		XGROW(s->v, s->cap, s->n + 1);
-		e = &s->v[s->n++];
-		memset(e, 0, sizeof(*e));
-		u64map_put(&s->idx, addr, s->n);
+		e->addr = addr;
+	} else if (!sc || !(e = new_entry(s, addr))) {
+		return NULL;
 	}
-	e->addr = addr;
 	e->source_ptr = sc->source_ptr;
 	uint64_t t0 = now_ns();
 	load(s, e, sc);
 	s->st.load_ns += now_ns() - t0;
 	return e;
+}
+
+bool sm_store_put(struct sm_store *s, uint64_t script_addr, struct sourcemap *map, const char *base)
+{
+	uint64_t k;
+	struct sm_script *e = u64map_get(&s->idx, script_addr, &k) ? NULL : new_entry(s, script_addr);
+	if (!e)
+		return false;
+	e->map = *map;
+	sourcemap_init(map);
+	s->st.scripts++;
+	loaded(s, e, base);
+	return true;
 }
 
 const struct sourcemap *sm_store_map(struct sm_store *s, uint64_t script_addr)

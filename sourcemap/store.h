@@ -73,6 +73,9 @@ void sm_store_free(struct sm_store *s);
 void sm_apply(struct sm_store *s, struct frame *f, int n);
 /* The summary line(s), only when some script had a map comment. */
 void sm_store_summary(const struct sm_store *s, FILE *out);
+/* Tests: give the script at script_addr this decoded map (taken over; *map is left empty) with
+ * relative sources resolved against base; false when the script already has an entry. */
+bool sm_store_put(struct sm_store *s, uint64_t script_addr, struct sourcemap *map, const char *base);
 /* Load (or find) one script's map; exposed for benchmarks and tests. NULL without one. */
 const struct sourcemap *sm_store_map(struct sm_store *s, uint64_t script_addr);
 

@@ -14,6 +14,7 @@
 #include "../../sourcemap/locate.h"
 #include "../../sourcemap/safe_read.h"
 #include "../../sourcemap/sourcemap.h"
+#include "../../sourcemap/store.h"
 #include "../../sourcemap/vlq.h"
 
 static const char *parse_err(const char *json)
@@ -341,4 +342,62 @@ Test(safe_read, refuses_what_it_must, .timeout = 30)
 	sb_free(&b);
 	unlink(ok), unlink(link), unlink(fifo), unlink(big), unlink(escape);
 	rmdir(dir);
+}
+
+/* Frames moved by a map as Node moves them (prepare_stack_trace.js): the original position of the
+ * entry at or before the generated one, the name of the entry at the function's definition, else
+ * the one at the caller's call site when the caller is in the same script; `new ` kept; no entry
+ * or a 1-field one leaves the frame as it is. */
+Test(store, frames_as_node_maps_them)
+{
+	struct intern strings;
+	intern_init(&strings);
+	intern_str(&strings, ""); /* id 0: "none", as in the walker */
+	struct script_cache scripts;
+	script_cache_init(&scripts, &strings);
+	struct sm_store st;
+	sm_store_init(&st, &strings, &scripts, NULL, NULL, "");
+	const char *json = "{\"version\":3,\"sources\":[\"../src/a.ts\"],\"names\":[\"realName\",\"callerName\"],"
+			   "\"mappings\":\"AAAAA,UAGI,U,UAIJC\"}";
+	struct sourcemap m;
+	const char *why = NULL;
+	cr_assert(sourcemap_parse(&m, json, strlen(json), &why), "%s", why);
+	cr_assert(sm_store_put(&st, 0x100, &m, "/d/app.js.map"));
+	uint32_t gen = intern_str(&strings, "/d/app.js");
+	struct frame f[4] = {
+	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 13, .def_line = 1, .def_col = 1},
+	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 31, .def_line = 1, .def_col = 21},
+	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 35, .def_line = 1, .def_col = 22},
+	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 21, .def_line = 1, .def_col = 1},
+	};
+	f[0].name = intern_str(&strings, "x");
+	f[1].name = intern_str(&strings, "new Foo");
+	f[2].name = intern_str(&strings, "Foo.bar");
+	f[3].name = intern_str(&strings, "y");
+	sm_apply(&st, f, 4);
+	cr_assert_str_eq(intern_get(&strings, f[0].file), "/src/a.ts");
+	cr_assert_eq(f[0].line, 4);
+	cr_assert_eq(f[0].col, 5);
+	cr_assert_str_eq(intern_get(&strings, f[0].name), "realName");
+	cr_assert_eq(f[0].gen_file, gen);
+	cr_assert_eq(f[0].gen_line, 1);
+	cr_assert_eq(f[0].gen_col, 13);
+	cr_assert_eq(f[0].def_line, 1);
+	cr_assert_eq(f[1].line, 8);
+	cr_assert_eq(f[1].col, 1);
+	cr_assert_str_eq(intern_get(&strings, f[1].name), "new callerName"); /* the caller's */
+	cr_assert_str_eq(intern_get(&strings, f[2].name), "Foo.bar"); /* no name at all */
+	cr_assert_eq(f[2].line, 8);
+	cr_assert_eq(f[3].gen_file, 0); /* a 1-field segment: as it was */
+	cr_assert_eq(f[3].file, gen);
+	cr_assert_eq(f[3].col, 21);
+	cr_assert_str_eq(intern_get(&strings, f[3].name), "y");
+	cr_assert_eq(st.st.mapped_frames, 3);
+	cr_assert_eq(st.st.unmapped_frames, 1);
+	sm_apply(&st, f, 4); /* applying twice changes nothing */
+	cr_assert_eq(f[0].line, 4);
+	cr_assert_eq(f[0].gen_col, 13);
+	sm_store_free(&st);
+	script_cache_free(&scripts);
+	intern_free(&strings);
 }
