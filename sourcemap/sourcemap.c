@@ -349,6 +349,10 @@ bool sourcemap_parse(struct sourcemap *m, const char *buf, size_t len, const cha
 		return false;
 	}
 	sort_stable(m->e, m->n);
+	if (m->n && m->n < m->cap) { /* kept for the script's lifetime: no slack */
+		m->e = xrealloc(m->e, m->n * sizeof(*m->e));
+		m->cap = m->n;
+	}
 	return true;
 }
 
