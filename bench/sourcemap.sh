@@ -1,9 +1,10 @@
 #!/bin/sh
 # sourcemap.sh — what source maps cost: a generated TypeScript program of many functions bundled
 # by esbuild (minified, several MB of mappings), held spinning; then
-#   1. v8walk --dump with maps on and off: time and peak memory (the summary gives the load time
+#   1. the map alone (bench/sourcemap_cost.c): decoding CPU time and size, sm_apply per frame;
+#   2. v8walk --dump with maps on and off: time and peak memory (the summary gives the load time
 #      and the decoded map's size);
-#   2. a sampled profile at 499 Hz for 5 s with maps on and off: v8walk's CPU per sample.
+#   3. a sampled profile at 499 Hz for 5 s with maps on and off: v8walk's CPU per sample.
 # Uses the pinned esbuild of fixtures/sourcemaps (its build.sh installs it).
 set -eu
 cd "$(dirname "$0")/.."
@@ -27,6 +28,8 @@ node -e '
 const m = JSON.parse(require("fs").readFileSync(process.argv[1]));
 console.log(`bundle: ${(require("fs").statSync(process.argv[2]).size / 1048576).toFixed(1)} MB of JS; map: ${m.mappings.length} bytes of mappings, ${m.names.length} names`);
 ' "$dir/app.js.map" "$dir/app.js"
+${CC:-cc} -O2 -std=c11 -D_GNU_SOURCE -o "$dir/sourcemap_cost" bench/sourcemap_cost.c build/libv8walk.a
+"$dir/sourcemap_cost" "$dir/app.js.map"
 node "$dir/app.js" &
 pid=$!
 sleep 2
@@ -39,7 +42,7 @@ for round in 1 2 3; do
 	for flag in "" --no-source-maps; do
 		/usr/bin/time -f "%U %S" -o "$dir/time" "$V8WALK" --pid $pid --rate 499 --duration 5 --raw \
 			-o /dev/null $flag 2>"$dir/err" || true
-		samples=$(grep -o '^v8walk: [0-9]* samples' "$dir/err" | grep -o '[0-9]*')
+		samples=$(sed -n 's/^v8walk: \([0-9]*\) samples.*/\1/p' "$dir/err")
 		echo "profile ${flag:-with maps} (round $round): $samples samples; $(grep -o 'pause median [0-9]* us, p99 [0-9]* us' "$dir/err");" \
 			"v8walk CPU $(awk -v n="$samples" '{ printf "%.1f us per sample", ($1 + $2) * 1e6 / n }' "$dir/time")"
 	done
