@@ -113,7 +113,10 @@ for (const v of VARIANTS) {
       (res.known ? ` (${res.known} node:internal names spelled differently)` : ''));
     assert.match(stderr, new RegExp(`source maps: ${v.maps} of ${v.maps} scripts with a sourceMappingURL had their map loaded .*; 0 failed`));
     // the generated position is kept, and is where the frame is without source maps
-    const plain = oursFrames((await dumpJson(fx, ['--no-source-maps'])).dump, fx.pid);
+    const off = await dumpJson(fx, ['--no-source-maps']);
+    assert.doesNotMatch(off.stderr, /source map/, '--no-source-maps: no source map work at all');
+    const plain = oursFrames(off.dump, fx.pid);
+    assert.ok(plain.every((f) => !f.generated && !/\.ts$/.test(f.file)), '--no-source-maps: generated positions');
     assert.strictEqual(plain.length, ours.length);
     let mapped = 0;
     ours.forEach((o, k) => {
