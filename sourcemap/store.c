@@ -19,6 +19,8 @@ struct sm_script {
 	struct sourcemap map;
 	char *base;           /* what relative sources resolve against (a path, or NULL) */
 	uint32_t *source_ids; /* interned display names of the sources, 0 = not yet */
+	uint32_t alias;       /* index + 1 of the entry that loaded the same map (a Script GC moved,
+			       * or a second Script of one file), 0 = this one */
 };
 
 static uint64_t now_ns(void)
@@ -39,6 +41,7 @@ void sm_store_init(struct sm_store *s, struct intern *strings, struct script_cac
 	snprintf(s->root, sizeof(s->root), "%s", root ? root : "");
 	s->budget = SM_DEFAULT_BUDGET;
 	u64map_init(&s->idx, 0);
+	u64map_init(&s->by_key, 0);
 }
 
 void sm_store_init_live(struct sm_store *s, struct intern *strings, struct script_cache *scripts,
@@ -67,6 +70,7 @@ void sm_store_free(struct sm_store *s)
 		drop(&s->v[i]);
 	free(s->v);
 	u64map_free(&s->idx);
+	u64map_free(&s->by_key);
 	for (size_t i = 0; i < s->nnotes; i++)
 		free(s->notes[i]);
 	if (s->own_live)
@@ -96,6 +100,27 @@ static void loaded(struct sm_store *s, struct sm_script *e, const char *base)
 	e->source_ids = xcalloc(e->map.sources.n ? e->map.sources.n : 1, sizeof(uint32_t));
 }
 
+/* Has another entry loaded (or failed to load) this map — the same file, or the same script's
+ * inline map? Then e shares its outcome, which is counted and reported once. */
+static bool same_map_loaded(struct sm_store *s, struct sm_script *e, enum sm_where where,
+			    const char *script_name, const char *path)
+{
+	struct strbuf key;
+	sb_init(&key);
+	sb_printf(&key, "%s%s", where == SM_AT_FILE ? "file:" : "script:",
+		  where == SM_AT_FILE ? path : script_name);
+	uint64_t id = (uint64_t)intern_n(s->strings, key.s, key.len) + 1, k;
+	sb_free(&key);
+	size_t self = (size_t)(e - s->v);
+	if (u64map_get(&s->by_key, id, &k) && k - 1 != self) {
+		e->alias = (uint32_t)k;
+		e->state = s->v[k - 1].state;
+		return true;
+	}
+	u64map_put(&s->by_key, id, self + 1);
+	return false;
+}
+
 /* Find, read and decode the map of script sc into e. */
 static void load(struct sm_store *s, struct sm_script *e, const struct v8_script *sc)
 {
@@ -112,8 +137,10 @@ static void load(struct sm_store *s, struct sm_script *e, const struct v8_script
 	if (!sm_source_tail(&h, sc->source_ptr, SM_MAX_TAIL_UNITS, &tail) ||
 	    !sm_find_comment(tail.s, tail.len, &url, &ulen))
 		goto out;
-	s->st.scripts++;
 	enum sm_where where = sm_resolve_map_url(name, url, ulen, &path, &why);
+	if (same_map_loaded(s, e, where, name, path.s))
+		goto out;
+	s->st.scripts++;
 	if (where == SM_AT_NONE) {
 		failed(s, e, SMF_UNREADABLE, name, why);
 		goto out;
@@ -185,11 +212,10 @@ static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 	if (u64map_get(&s->idx, addr, &k)) {
 		e = &s->v[k - 1];
 		if (!sc || e->source_ptr == sc->source_ptr)
-			return e;
-		/* another script now lives at this address */
-		drop(e);
-		memset(e, 0, sizeof(*e));
-		e->addr = addr;
+			return e->alias ? &s->v[e->alias - 1] : e;
+		/* another script now lives at this address: a new entry (the old one may be shared) */
+		if (!(e = new_entry(s, addr)))
+			return NULL;
 	} else if (!sc || !(e = new_entry(s, addr))) {
 		return NULL;
 	}
@@ -197,7 +223,7 @@ static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 	uint64_t t0 = now_ns();
 	load(s, e, sc);
 	s->st.load_ns += now_ns() - t0;
-	return e;
+	return e->alias ? &s->v[e->alias - 1] : e;
 }
 
 bool sm_store_put(struct sm_store *s, uint64_t script_addr, struct sourcemap *map, const char *base)

@@ -56,6 +56,8 @@ struct sm_store {
 	struct sm_script *v;
 	size_t n, cap;
 	struct u64map idx; /* Script address → index + 1 */
+	struct u64map by_key; /* interned map key (its file, or its script for inline maps) + 1 →
+			       * index + 1 of the entry that loaded it */
 	struct sm_stats st;
 	char *notes[SM_MAX_NOTES]; /* "FILE: why" for the first failures */
 	size_t nnotes;
