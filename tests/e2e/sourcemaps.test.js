@@ -201,3 +201,45 @@ h.modeTest('ptrace', '--core of a gcore of the bundle: the original positions', 
     (res.known ? ` (${res.known} node:internal names spelled differently)` : ''));
   assert.match(r.stderr, /source maps: 1 of 1 scripts/);
 });
+
+// Hostile maps cost their script its mapping, never a hang: a FIFO, a symlink, a map nested
+// 100000 deep, index maps nested past the limit, an inline map that is not base64 JSON.
+h.modeTest('ptrace', 'hostile maps: refused with their reason, quickly, the frames at their generated position', async (t) => {
+  const dir = path.join(tmp, 'hostile');
+  fs.mkdirSync(dir);
+  const lib = path.join(h.FIXTURES, 'lib');
+  const files = {
+    'fifo.js': { map: 'fifo.map', next: 'link.js' },
+    'link.js': { map: 'link.map', next: 'deep.js' },
+    'deep.js': { map: 'deep.map', next: 'sections.js' },
+    'sections.js': { map: 'sections.map', next: 'inline.js' },
+    'inline.js': { map: 'data:application/json;base64,!!!!not-json', next: null },
+  };
+  for (const [name, { map, next }] of Object.entries(files)) {
+    const call = next ? `require('./${next}').f()` : `(() => { const c = require(${JSON.stringify(path.join(lib, 'control.js'))}); c.ready({}); while (!require('fs').existsSync(${JSON.stringify(path.join(dir, 'release'))})) {} })()`;
+    fs.writeFileSync(path.join(dir, name), `exports.f = function f() {\n  return ${call};\n};\n//# sourceMappingURL=${map}\n`);
+  }
+  spawnSync('mkfifo', [path.join(dir, 'fifo.map')]);
+  fs.writeFileSync(path.join(dir, 'real.map'), '{"version":3,"sources":["x.ts"],"names":[],"mappings":"AAAA"}');
+  fs.symlinkSync(path.join(dir, 'real.map'), path.join(dir, 'link.map'));
+  fs.writeFileSync(path.join(dir, 'deep.map'), `{"version":3,"x":${'['.repeat(100000)}${']'.repeat(100000)},"sources":[],"mappings":""}`);
+  let nested = '{"version":3,"sources":[],"mappings":""}';
+  for (let i = 0; i < 10; i++) nested = `{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":${nested}}]}`;
+  fs.writeFileSync(path.join(dir, 'sections.map'), nested);
+  fs.writeFileSync(path.join(dir, 'main.js'), "require('./fifo.js').f();\n");
+  const fx = await h.startScript(path.join(dir, 'main.js'));
+  t.after(() => { fs.writeFileSync(path.join(dir, 'release'), ''); fx.stop(); });
+  const started = Date.now();
+  const { dump, stderr } = await dumpJson(fx);
+  assert.ok(Date.now() - started < 30000, 'no hang');
+  const js = dump.threads.find((x) => x.tid === fx.pid).frames.filter(isJs);
+  for (const name of Object.keys(files))
+    assert.ok(js.some((f) => f.file === path.join(dir, name) && !f.generated), `${name} at its generated position`);
+  assert.match(stderr, /source maps: 0 of 5 scripts .*; 5 failed \(0 missing, 2 unreadable, 3 malformed/);
+  assert.match(stderr, /fifo\.map: the map is not a regular file/);
+  assert.match(stderr, /link\.map: the map file is a symlink/);
+  assert.match(stderr, /deep\.map: JSON nested too deeply/);
+  assert.match(stderr, /sections\.map: index maps nested too deeply/);
+  assert.match(stderr, /inline\.js: /);
+  assert.strictEqual(h.tracerPid(fx.pid), 0);
+});
