@@ -62,8 +62,8 @@ static bool bad(struct parse *ps, const char *why)
 	return false;
 }
 
-/* A JSON array of strings (null allowed: kept as ""), each prefixed with `prefix`. */
-static bool read_strings(struct parse *ps, struct json *j, struct sm_strings *s, const char *prefix)
+/* A JSON array of strings (null allowed: kept as ""). */
+static bool read_strings(struct parse *ps, struct json *j, struct sm_strings *s)
 {
 	if (!json_enter(j, '['))
 		return false;
@@ -71,7 +71,7 @@ static bool read_strings(struct parse *ps, struct json *j, struct sm_strings *s,
 	while (json_more(j, ']', &first)) {
 		if (s->n >= SM_MAX_STRINGS)
 			return bad(ps, "too many sources or names");
-		if (s->buf.len > UINT32_MAX - 1)
+		if (s->buf.len > SM_MAX_STRING_BYTES)
 			return bad(ps, "sources or names too large");
 		XGROW(s->off, s->cap, s->n + 1);
 		s->off[s->n++] = (uint32_t)s->buf.len;
@@ -79,7 +79,6 @@ static bool read_strings(struct parse *ps, struct json *j, struct sm_strings *s,
 			if (!json_skip(j))
 				return false;
 		} else {
-			sb_add(&s->buf, prefix);
 			if (!json_string(j, &s->buf))
 				return false;
 		}
@@ -223,6 +222,32 @@ static bool parse_sections(struct parse *ps, struct json *j, const struct sectio
 	return ok && !j->err;
 }
 
+/* Prefix the strings [from, n) — the last ones added — with root (Node: sourceRoot + source);
+ * false when that would make them larger than SM_MAX_STRING_BYTES. */
+static bool prefix_last(struct sm_strings *s, size_t from, const char *root)
+{
+	size_t rlen = strlen(root);
+	if (!rlen || from >= s->n)
+		return true;
+	if (rlen > SM_MAX_STRING_BYTES || s->n - from > (SM_MAX_STRING_BYTES - s->buf.len) / rlen)
+		return false;
+	size_t at = s->off[from];
+	struct strbuf tail;
+	sb_init(&tail);
+	sb_addn(&tail, s->buf.s + at, s->buf.len - at);
+	s->buf.len = at;
+	for (size_t i = from; i < s->n; i++) {
+		const char *str = tail.s + (s->off[i] - at);
+		s->off[i] = (uint32_t)s->buf.len;
+		if (*str) /* a null source stays empty */
+			sb_add(&s->buf, root);
+		sb_add(&s->buf, str);
+		sb_addn(&s->buf, "", 1);
+	}
+	sb_free(&tail);
+	return true;
+}
+
 static bool parse_map(struct parse *ps, struct json *j, const struct section_base *at, int depth)
 {
 	struct sourcemap *m = ps->m;
@@ -233,48 +258,39 @@ static bool parse_map(struct parse *ps, struct json *j, const struct section_bas
 	size_t sources_before = m->sources.n, names_before = m->names.n;
 	bool have_version = false, have_mappings = false, have_sources = false, have_sections = false;
 	bool names_read = false, first = true;
-	/* sourceRoot applies to the sources: read it first when it comes later */
-	const char *obj_start = j->p;
-	int depth_before = j->depth;
 	bool ok = json_enter(j, '{');
-	for (int pass = 0; ok && pass < 2; pass++) {
-		while (ok && json_more(j, '}', &first)) {
-			ok = json_key(j, &key);
-			if (!ok)
-				break;
-			if (pass == 0 && strcmp(key.s, "sourceRoot") == 0) {
-				ok = json_peek(j) == 'n' ? json_skip(j) : json_string(j, &root);
-			} else if (pass == 1 && strcmp(key.s, "version") == 0) {
-				int64_t v;
-				ok = json_int(j, &v) && (v == 3 || bad(ps, "not a version 3 source map"));
-				have_version = true;
-			} else if (pass == 1 && strcmp(key.s, "sources") == 0) {
-				ok = read_strings(ps, j, &m->sources, root.len ? root.s : "");
-				have_sources = true;
-			} else if (pass == 1 && strcmp(key.s, "names") == 0) {
-				ok = read_strings(ps, j, &m->names, "");
-				names_read = true;
-			} else if (pass == 1 && strcmp(key.s, "mappings") == 0) {
-				ok = json_string(j, &mappings);
-				have_mappings = true;
-			} else if (pass == 1 && strcmp(key.s, "sections") == 0) {
-				have_sections = true;
-				ok = parse_sections(ps, j, at, depth);
-			} else {
-				ok = json_skip(j);
-			}
-		}
-		ok = ok && !j->err;
-		if (ok && pass == 0) { /* again from the start of the object */
-			const char *end = j->p;
-			j->p = obj_start;
-			j->depth = depth_before;
-			first = true;
-			ok = json_enter(j, '{');
-			if (!ok)
-				j->p = end;
+	while (ok && json_more(j, '}', &first)) {
+		ok = json_key(j, &key);
+		if (!ok)
+			break;
+		if (strcmp(key.s, "sourceRoot") == 0) {
+			sb_reset(&root);
+			ok = json_peek(j) == 'n' ? json_skip(j) : json_string(j, &root);
+		} else if (strcmp(key.s, "version") == 0) {
+			int64_t v;
+			ok = json_int(j, &v) && (v == 3 || bad(ps, "not a version 3 source map"));
+			have_version = true;
+		} else if (strcmp(key.s, "sources") == 0 && !have_sources) {
+			ok = read_strings(ps, j, &m->sources);
+			have_sources = true;
+		} else if (strcmp(key.s, "names") == 0 && !names_read) {
+			ok = read_strings(ps, j, &m->names);
+			names_read = true;
+		} else if (strcmp(key.s, "mappings") == 0) {
+			sb_reset(&mappings);
+			ok = json_string(j, &mappings);
+			have_mappings = true;
+		} else if (strcmp(key.s, "sections") == 0 && !have_sections) {
+			have_sections = true;
+			ok = parse_sections(ps, j, at, depth);
+		} else {
+			ok = json_skip(j);
 		}
 	}
+	ok = ok && !j->err;
+	if (ok && have_sources && !have_sections &&
+	    !prefix_last(&m->sources, sources_before, root.len ? root.s : ""))
+		ok = bad(ps, "sources too large with their sourceRoot");
 	if (ok && !have_version)
 		ok = bad(ps, "no \"version\"");
 	if (ok && have_sections && (have_mappings || have_sources))

@@ -15,6 +15,7 @@ enum {
 	SM_MAX_SECTION_DEPTH = 4,       /* index maps inside index maps */
 	SM_MAX_ENTRIES = 16 << 20,      /* mappings of one map */
 	SM_MAX_STRINGS = 1 << 22,       /* sources or names of one map */
+	SM_MAX_STRING_BYTES = 64 << 20, /* their text (sourceRoot included) */
 };
 
 /* All positions 0-based, as in the map. */

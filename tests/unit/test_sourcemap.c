@@ -89,6 +89,29 @@ Test(sourcemap, plain_map_and_lookup)
 	sourcemap_free(&m);
 }
 
+Test(sourcemap, source_root_after_sources_and_its_bound)
+{
+	const char *json = "{\"version\":3,\"sources\":[\"a.ts\",null],\"names\":[],\"mappings\":\"AAAA\",\"sourceRoot\":\"/r/\"}";
+	struct sourcemap m;
+	const char *why = NULL;
+	cr_assert(sourcemap_parse(&m, json, strlen(json), &why), "%s", why);
+	cr_assert_str_eq(sm_string(&m.sources, 0), "/r/a.ts");
+	cr_assert_str_eq(sm_string(&m.sources, 1), "");
+	sourcemap_free(&m);
+	/* a 1 MB sourceRoot on 100000 sources would be 100 GB: refused */
+	struct strbuf b;
+	sb_init(&b);
+	sb_add(&b, "{\"version\":3,\"sourceRoot\":\"");
+	for (int i = 0; i < (1 << 20); i++)
+		sb_addc(&b, 'r');
+	sb_add(&b, "\",\"sources\":[\"a\"");
+	for (int i = 0; i < 100000; i++)
+		sb_add(&b, ",\"a\"");
+	sb_add(&b, "],\"mappings\":\"\"}");
+	cr_assert_str_eq(parse_err(b.s), "sources too large with their sourceRoot");
+	sb_free(&b);
+}
+
 Test(sourcemap, before_first_entry)
 {
 	const char *json = "{\"version\":3,\"sources\":[\"a\"],\"names\":[],\"mappings\":\"EAAA\"}";
