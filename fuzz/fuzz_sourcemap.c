@@ -4,7 +4,8 @@
  * URL is resolved and, when it is a data: URL, decoded and parsed in turn.
  *
  * Build and run (standalone; the fuzz/ make rules can take the same line):
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -o build/fuzz_sourcemap \
+ *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+ *     -fno-sanitize-recover=undefined -o build/fuzz_sourcemap \
  *     fuzz/fuzz_sourcemap.c sourcemap/json.c sourcemap/vlq.c sourcemap/sourcemap.c \
  *     sourcemap/locate.c sourcemap/data_url.c util/strbuf.c util/xalloc.c
  *   build/fuzz_sourcemap -max_len=1048576 -timeout=10 CORPUS_DIR

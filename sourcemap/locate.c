@@ -68,6 +68,10 @@ static bool has_scheme(const char *s, size_t n, size_t *colon)
 /* Normalize an absolute path in place: "." and ".." segments, repeated '/'; ".." stops at "/". */
 static void remove_dots(struct strbuf *p)
 {
+	if (p->len == 0) { /* "//host" with no path, "file://" */
+		sb_add(p, "/");
+		return;
+	}
 	char *s = p->s;
 	size_t w = 0;
 	for (size_t r = 0; r < p->len;) {

@@ -13,7 +13,7 @@
 enum {
 	SM_NONE = UINT32_MAX,          /* no source / no name */
 	SM_MAX_SECTION_DEPTH = 4,       /* index maps inside index maps */
-	SM_MAX_ENTRIES = 16 << 20,      /* mappings of one map */
+	SM_MAX_ENTRIES = 8 << 20,       /* mappings of one map (192 MB decoded) */
 	SM_MAX_STRINGS = 1 << 22,       /* sources or names of one map */
 	SM_MAX_STRING_BYTES = 64 << 20, /* their text (sourceRoot included) */
 };

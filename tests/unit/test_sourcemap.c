@@ -289,6 +289,8 @@ Test(locate, resolves_like_node)
 	cr_assert_str_eq(resolve("/srv/dist/app.js", "file:///other/x.map"), "/other/x.map");
 	cr_assert_str_eq(resolve("/srv/app.js", "data:application/json;base64,e30="), "(inline)");
 	cr_assert_null(resolve("/srv/app.js", "https://cdn/x.map"));
+	cr_assert_str_eq(resolve("/srv/app.js", "//host"), "/"); /* found by the fuzzer */
+	cr_assert_str_eq(resolve("/srv/app.js", "file://"), "/");
 	cr_assert_null(resolve("node:internal/x", "x.map"));
 	cr_assert_null(resolve("", "x.map"));
 	struct strbuf b;
