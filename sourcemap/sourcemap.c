@@ -301,7 +301,8 @@ static bool parse_map(struct parse *ps, struct json *j, const struct section_bas
 		struct section_base base = *at;
 		base.first_source = (uint32_t)sources_before;
 		base.first_name = (uint32_t)names_before;
-		ok = decode_mappings(ps, mappings.s, mappings.s + mappings.len, &base,
+		const char *text = mappings.len ? mappings.s : "";
+		ok = decode_mappings(ps, text, text + mappings.len, &base,
 				     (uint32_t)(m->sources.n - sources_before),
 				     names_read ? (uint32_t)(m->names.n - names_before) : 0);
 	}

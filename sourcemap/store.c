@@ -162,7 +162,7 @@ static void load(struct sm_store *s, struct sm_script *e, const struct v8_script
 			goto out;
 		}
 	}
-	if (!sourcemap_parse(&e->map, json.s, json.len, &why)) {
+	if (!sourcemap_parse(&e->map, json.len ? json.s : "", json.len, &why)) {
 		failed(s, e, SMF_MALFORMED, shown, why);
 		goto out;
 	}
