@@ -21,6 +21,11 @@ static void close_proc(struct bpf_proc *p)
 		return;
 	sample_walker_free(&p->walker);
 	thread_labels_free(&p->labels);
+	if (p->sw.sourcemaps) {
+		if (!p->sourcemaps_quiet)
+			sm_store_summary(p->sw.sourcemaps, stderr);
+		sm_store_free(p->sw.sourcemaps);
+	}
 	stackwalk_free(&p->sw);
 	perfmap_free(&p->pm);
 	live_target_close(&p->tg);
@@ -64,6 +69,11 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->to.full_native_names);
 	perfmap_init(&p->pm, p->pid, ps->strings);
 	p->sw.perfmap = &p->pm;
+	if (!ps->o->no_source_maps) {
+		sm_store_init_live(&p->sourcemaps, ps->strings, &p->sw.scripts, &p->tg.rt.L, p->pid);
+		p->sw.sourcemaps = &p->sourcemaps;
+		p->sourcemaps_quiet = ps->o->quiet;
+	}
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
 	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);
 	p->name = intern_str(ps->strings, p->tg.comm);

@@ -13,6 +13,7 @@
 #include "../util/intern.h"
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
+#include "../sourcemap/store.h"
 #include "../walker/thread_labels.h"
 #include "target.h"
 
@@ -39,6 +40,8 @@ struct bpf_proc {
 	char why_not[256];    /* PROC_WAIT_EXEC: why the last program it ran could not be sampled */
 	bool exec_seen;       /* launched: it called execve (V8 may still be mapped later) */
 	uint64_t last_try_ns; /* when opening it was last tried */
+	struct sm_store sourcemaps; /* unless --no-source-maps; its summary is printed at close */
+	bool sourcemaps_quiet;
 };
 
 struct bpf_procs {

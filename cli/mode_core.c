@@ -12,6 +12,7 @@
 #include "../util/xalloc.h"
 #include "../walker/stackwalk.h"
 #include "../walker/thread_role.h"
+#include "../sourcemap/store.h"
 #include "dump.h"
 #include "modes.h"
 #include "version_info.h"
@@ -19,6 +20,7 @@
 struct core_walk {
 	struct core_target *ct;
 	struct stackwalk sw;
+	struct sm_store sourcemaps; /* unless --no-source-maps */
 	struct intern strings;
 	struct frame frames[STACKWALK_MAX_FRAMES];
 };
@@ -113,6 +115,11 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	intern_set_budget(&w->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	stackwalk_init(&w->sw, &ct->as, ct->have_rt ? &ct->rt : NULL, &w->strings,
 		       o->full_native_names);
+	if (!o->no_source_maps && ct->have_rt) {
+		/* the maps are read from the filesystem the core's paths name */
+		sm_store_init(&w->sourcemaps, &w->strings, &w->sw.scripts, &ct->mem.base, &ct->rt.L, "");
+		w->sw.sourcemaps = &w->sourcemaps;
+	}
 	struct process_dump d;
 	process_dump_init(&d, &w->strings);
 	describe_process(ct, &d);
@@ -128,6 +135,8 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 		rc = close_output(o, out, o->json ? write_dump_json(&d, out) : write_dump_text(&d, out));
 	for (size_t i = 0; i < d.nwarnings; i++)
 		fprintf_text(stderr, "v8walk: warning: %s\n", d.warnings[i]);
+	if (w->sw.sourcemaps && !o->quiet)
+		sm_store_summary(w->sw.sourcemaps, stderr);
 	if (damaged)
 		fprintf_text(stderr, "v8walk: warning: %zu of %zu threads walked over memory missing from the "
 				"core (see \"damaged\" in the output)\n", damaged, d.nthreads);
@@ -135,6 +144,8 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	if (rc == 0 && (d.nwarnings || damaged))
 		rc = EXIT_DAMAGED_INPUT;
 	process_dump_free(&d);
+	if (w->sw.sourcemaps)
+		sm_store_free(&w->sourcemaps);
 	stackwalk_free(&w->sw);
 	intern_free(&w->strings);
 	free(w);

@@ -56,6 +56,8 @@ int mode_dump(const struct options *o)
 				"v8walk: %zu threads; each paused only while its stack was copied and "
 				"walked: %.0f us in all\n",
 				d.nthreads, (double)d.total_pause_ns / 1e3);
+		if (!o->quiet && ss.sw.sourcemaps)
+			sm_store_summary(ss.sw.sourcemaps, stderr);
 	}
 	process_dump_free(&d);
 	session_close(&ss);

@@ -47,6 +47,8 @@ static int sample_and_write(const struct options *o, struct live_session *ss, st
 	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
 		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
+		if (ss->sw.sourcemaps)
+			sm_store_summary(ss->sw.sourcemaps, stderr);
 	}
 	return rc;
 }

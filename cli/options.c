@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
 		"      --full-names         C++ names with parameter lists\n"
+		"      --no-source-maps     JS frames at their position in the running code, not the\n"
+		"                           original source their sourceMappingURL comment maps to\n"
 		"\n"
 		"sampling:\n"
 		"  -r, --rate HZ            samples per second, jittered (default 99)\n"
@@ -168,7 +170,8 @@ const char *options_conflict(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
+	       O_NOSOURCEMAPS };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -186,6 +189,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"function", no_argument, NULL, O_FUNCTION},
 	    {"nolineno", no_argument, NULL, O_NOLINENO},
 	    {"full-names", no_argument, NULL, O_FULLNAMES},
+	    {"no-source-maps", no_argument, NULL, O_NOSOURCEMAPS},
 	    {"min-percent", required_argument, NULL, O_MINPCT},
 	    {"version-info", no_argument, NULL, O_VINFO},
 	    {"force-v8-version", required_argument, NULL, O_FORCE},
@@ -285,6 +289,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_FUNCTION: o->function_lines = true; break;
 		case O_NOLINENO: o->no_lines = true; break;
 		case O_FULLNAMES: o->full_native_names = true; break;
+		case O_NOSOURCEMAPS: o->no_source_maps = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {
 				fprintf_text(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");

@@ -54,6 +54,7 @@ struct options {
 	bool stack_kb_set;       /* --stack-kb was given */
 	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
+	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */
 };
 
 /* Options that cannot go together, and the target that must be named: NULL when `o` (as parsed,

@@ -28,6 +28,11 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, to.full_native_names);
 	perfmap_init(&ss->perfmap, o->pid, &ss->strings);
 	ss->sw.perfmap = &ss->perfmap;
+	if (!o->no_source_maps) {
+		sm_store_init_live(&ss->sourcemaps, &ss->strings, &ss->sw.scripts, &ss->tg.rt.L,
+				   ss->tg.pid);
+		ss->sw.sourcemaps = &ss->sourcemaps;
+	}
 	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
 	ss->opened = true;
 	return true;
@@ -86,6 +91,8 @@ void session_close(struct live_session *ss)
 	session_detach(ss);
 	sampler_free(&ss->s);
 	tracer_free(&ss->tr);
+	if (ss->sw.sourcemaps)
+		sm_store_free(&ss->sourcemaps);
 	stackwalk_free(&ss->sw);
 	perfmap_free(&ss->perfmap);
 	intern_free(&ss->strings);

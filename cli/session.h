@@ -7,6 +7,7 @@
 #include "../walker/sampler.h"
 #include "../walker/stackwalk.h"
 #include "../walker/tracer.h"
+#include "../sourcemap/store.h"
 #include "options.h"
 #include "target.h"
 
@@ -18,6 +19,7 @@ struct live_session {
 	struct perfmap perfmap; /* names JIT code the heap cannot (node --perf-basic-prof) */
 	struct sampler s;
 	bool opened, attached;
+	struct sm_store sourcemaps; /* unless --no-source-maps (sw.sourcemaps is NULL then) */
 };
 
 /* Check the target and prepare (nothing touches it yet); false with the reason in *why. */

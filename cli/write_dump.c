@@ -1,6 +1,7 @@
 /* write_dump.c — the text and JSON forms of a process dump. The JSON is a stable, documented
  * format (README: "--json"): one object per thread, frames innermost first, each
- * {kind, name, file, line, column, pc, module}. */
+ * {kind, name, file, line, column, pc, module}; a JS frame a source map moved to its original
+ * position also has generated: {file, line, column}. */
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
@@ -143,6 +144,11 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
+	if (js && f->gen_file) { /* a source map moved the frame: where the running code is */
+		fputs(",\"generated\":{\"file\":", out);
+		json_string(out, str(d, f->gen_file));
+		fprintf(out, ",\"line\":%d,\"column\":%d}", f->gen_line, f->gen_col);
+	}
 	const char *tier = js ? tier_name(f->tier) : NULL;
 	if (tier)
 		fprintf(out, ",\"tier\":\"%s\"", tier);

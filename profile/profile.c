@@ -41,6 +41,7 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
 	key.pc = 0;
 	key.module_off = 0;
+	key.script = 0;
 	key.is_return = false;
 	key.tier = 0;
 	if (!js) {

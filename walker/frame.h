@@ -36,6 +36,11 @@ struct frame {
 			      * `measure` where the call-site name is `Widget.measure` */
 	uint64_t pc;
 	uint64_t module_off; /* FK_UNKNOWN / FK_NATIVE: offset in the module file */
+	/* JS frames: what source maps need (sourcemap/store.h, applied in stage 2) */
+	uint64_t script;     /* the Script object's address (0 = none) */
+	uint32_t gen_file;   /* 0, or file/line/col show the original position and this is the
+			      * generated (running) script, with its position below */
+	int32_t gen_line, gen_col;
 };
 
 #endif

@@ -11,6 +11,7 @@
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
+#include "../sourcemap/store.h"
 #include "jit_names.h"
 #include "prefetch.h"
 
@@ -96,6 +97,7 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 		f->col = fn->def_col;
 		f->at_def = true;
 	}
+	f->script = s ? s->addr : 0;
 }
 
 /* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
@@ -326,4 +328,6 @@ void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n)
 	}
 	if (sw->perfmap)
 		name_jit_frames_from_perfmap(sw, f, n);
+	if (sw->sourcemaps)
+		sm_apply(sw->sourcemaps, f, n);
 }

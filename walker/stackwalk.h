@@ -24,6 +24,8 @@
 #include "../mem/regs.h"
 #include "unwind.h"
 
+struct sm_store;
+
 enum { STACKWALK_MAX_FRAMES = 512 };
 
 struct walk_stats {
@@ -49,6 +51,7 @@ struct stackwalk {
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
+	struct sm_store *sourcemaps; /* optional (NULL): source maps, applied in stage 2 */
 	/* interned labels used on every walk */
 	uint32_t s_empty, s_unknown_jit;
 };
@@ -71,7 +74,8 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st);
 /* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
- * the heap could not name: walker/jit_names.h). */
+ * the heap could not name: walker/jit_names.h); with source maps, JS frames of mapped scripts
+ * move to their original position (sourcemap/store.h). */
 void stackwalk_name_natives(struct stackwalk *sw, struct frame *f, int n);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "../../profile/profile.h"
 #include "../../profile/writers.h"
+#include "../../cli/dump.h"
 
 static struct intern strings;
 static struct profile prof;
@@ -156,4 +157,36 @@ Test(writers, tree_counts_percentages_and_threshold)
 	cr_assert_lt(strstr(out, "hot ("), strstr(out, "warm ("));
 	cr_assert_null(strstr(out, "_[j]"), "no folded-format suffixes in the tree");
 	free(out);
+}
+
+/* A frame a source map moved: JSON shows the original position and keeps the generated one; a
+ * frame no map moved has no "generated" member. */
+Test(writers, json_keeps_the_generated_position)
+{
+	struct frame f[2] = {js("handleRequest", "/srv/src/server.ts", 42, 40), js("main", "/srv/dist/x.js", 3, 1)};
+	f[0].col = 7;
+	f[0].gen_file = intern_str(&strings, "/srv/dist/server.js");
+	f[0].gen_line = 1;
+	f[0].gen_col = 4812;
+	f[1].col = 2;
+	struct process_dump d;
+	process_dump_init(&d, &strings);
+	process_dump_add(&d, 1234, f, 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	cr_assert_eq(write_dump_json(&d, out), 0);
+	fclose(out);
+	cr_assert(strstr(buf, "\"name\":\"handleRequest\",\"file\":\"/srv/src/server.ts\",\"line\":42,\"column\":7,"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "\"generated\":{\"file\":\"/srv/dist/server.js\",\"line\":1,\"column\":4812}"), "%s", buf);
+	cr_assert_eq(strstr(strstr(buf, "\"main\""), "generated"), NULL, "%s", buf);
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	cr_assert_eq(write_dump_text(&d, out), 0);
+	fclose(out);
+	cr_assert(strstr(buf, "handleRequest (/srv/src/server.ts:42:7)"), "%s", buf);
+	free(buf);
+	process_dump_free(&d);
 }
