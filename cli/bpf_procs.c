@@ -69,10 +69,10 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->to.full_native_names);
 	perfmap_init(&p->pm, p->pid, ps->strings);
 	p->sw.perfmap = &p->pm;
-	if (!ps->o->no_source_maps) {
+	if (!ps->to.no_source_maps) {
 		sm_store_init_live(&p->sourcemaps, ps->strings, &p->sw.scripts, &p->tg.rt.L, p->pid);
 		p->sw.sourcemaps = &p->sourcemaps;
-		p->sourcemaps_quiet = ps->o->quiet;
+		p->sourcemaps_quiet = ps->to.quiet;
 	}
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
 	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);

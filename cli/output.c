@@ -105,7 +105,9 @@ enum line_mode line_mode_of(const struct options *o)
 struct target_opts target_opts_of(const struct options *o)
 {
 	return (struct target_opts){.force_version = o->have_force_version ? &o->force_version : NULL,
-				    .full_native_names = o->full_native_names};
+				    .full_native_names = o->full_native_names,
+				    .no_source_maps = o->no_source_maps,
+				    .quiet = o->quiet};
 }
 
 void profile_add_modules(struct profile *p, pid_t pid, struct addrspace *as)

@@ -146,7 +146,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 		fputs("null", out);
 	if (js && f->gen_file) { /* a source map moved the frame: where the running code is */
 		fputs(",\"generated\":{\"file\":", out);
-		json_string(out, str(d, f->gen_file));
+		json_view(out, str(d, f->gen_file));
 		fprintf(out, ",\"line\":%d,\"column\":%d}", f->gen_line, f->gen_col);
 	}
 	const char *tier = js ? tier_name(f->tier) : NULL;

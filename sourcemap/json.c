@@ -149,7 +149,7 @@ static bool escape(struct json *j, struct strbuf *out)
 	return true;
 }
 
-bool json_string(struct json *j, struct strbuf *out)
+bool json_read_string(struct json *j, struct strbuf *out)
 {
 	if (j->err)
 		return false;
@@ -176,7 +176,7 @@ bool json_string(struct json *j, struct strbuf *out)
 bool json_key(struct json *j, struct strbuf *key)
 {
 	sb_reset(key);
-	if (!json_string(j, key))
+	if (!json_read_string(j, key))
 		return false;
 	if (json_peek(j) != ':')
 		return fail(j, "expected ':' after a key");

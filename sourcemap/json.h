@@ -30,7 +30,7 @@ bool json_more(struct json *j, char close, bool *first);
 /* An object member's key and its ':'. */
 bool json_key(struct json *j, struct strbuf *key);
 /* A string value, unescaped to UTF-8 into out (appended; \u0000 is kept as a byte). */
-bool json_string(struct json *j, struct strbuf *out);
+bool json_read_string(struct json *j, struct strbuf *out);
 /* An integer value (no fraction or exponent) within int64. */
 bool json_int(struct json *j, int64_t *v);
 /* Skip any value (iteratively; nesting limited by JSON_MAX_DEPTH). */

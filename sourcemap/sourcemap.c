@@ -79,7 +79,7 @@ static bool read_strings(struct parse *ps, struct json *j, struct sm_strings *s)
 			if (!json_skip(j))
 				return false;
 		} else {
-			if (!json_string(j, &s->buf))
+			if (!json_read_string(j, &s->buf))
 				return false;
 		}
 		sb_addn(&s->buf, "", 1); /* the terminator (strbuf keeps one more after it) */
@@ -265,7 +265,7 @@ static bool parse_map(struct parse *ps, struct json *j, const struct section_bas
 			break;
 		if (strcmp(key.s, "sourceRoot") == 0) {
 			sb_reset(&root);
-			ok = json_peek(j) == 'n' ? json_skip(j) : json_string(j, &root);
+			ok = json_peek(j) == 'n' ? json_skip(j) : json_read_string(j, &root);
 		} else if (strcmp(key.s, "version") == 0) {
 			int64_t v;
 			ok = json_int(j, &v) && (v == 3 || bad(ps, "not a version 3 source map"));
@@ -278,7 +278,7 @@ static bool parse_map(struct parse *ps, struct json *j, const struct section_bas
 			names_read = true;
 		} else if (strcmp(key.s, "mappings") == 0) {
 			sb_reset(&mappings);
-			ok = json_string(j, &mappings);
+			ok = json_read_string(j, &mappings);
 			have_mappings = true;
 		} else if (strcmp(key.s, "sections") == 0 && !have_sections) {
 			have_sections = true;
