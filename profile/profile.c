@@ -49,15 +49,21 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 		if (f->kind == FK_NATIVE)
 			key.file = 0;
 	} else if (p->lines == LINES_FUNCTION) {
+		/* a function is one frame, whatever receiver it was called on: its script and start
+		 * position say which, its own name (as V8's profiler names it) is shown, unless a
+		 * source map gave the name of the original function */
 		key.line = f->def_line;
-		key.col = 0;
+		key.col = f->def_col;
+		if (f->fn_name && !f->gen_file)
+			key.name = f->fn_name;
 	} else if (p->lines == LINES_NONE) {
 		key.line = key.col = key.def_line = 0;
 	} else {
 		key.col = 0;
 	}
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%u|%u|%u|%d", key.kind, key.name, key.file, key.line);
+	char buf[80];
+	int n = snprintf(buf, sizeof(buf), "%u|%u|%u|%d|%d", key.kind, key.name, key.file, key.line,
+			 p->lines == LINES_FUNCTION ? key.col : 0);
 	size_t before = p->frame_keys.n;
 	uint32_t idx = intern_n(&p->frame_keys, buf, (size_t)n);
 	if (p->frame_keys.n != before) {
@@ -66,7 +72,7 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 		key.pc = f->pc;
 		key.module_off = f->module_off;
 		key.tier = f->tier;
-		key.col = p->lines == LINES_CURRENT ? f->col : 0;
+		key.col = p->lines == LINES_CURRENT ? f->col : p->lines == LINES_FUNCTION ? f->def_col : 0;
 		if (f->kind == FK_NATIVE)
 			key.file = f->file;
 		p->frames[idx] = key;

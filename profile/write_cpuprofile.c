@@ -124,7 +124,8 @@ static void call_frame(struct cpprof *c, const struct cpnode *n, FILE *out)
 	fprintf(out, ",\"scriptId\":\"%u\",\"url\":", js ? intern_str(&c->scripts, url) + 1 : 0);
 	json_string(out, url);
 	int line = js && f->def_line > 0 ? f->def_line - 1 : -1;
-	fprintf(out, ",\"lineNumber\":%d,\"columnNumber\":%d}", line, line >= 0 ? 0 : -1);
+	int col = line >= 0 ? (f->def_col > 0 ? f->def_col - 1 : 0) : -1;
+	fprintf(out, ",\"lineNumber\":%d,\"columnNumber\":%d}", line, col);
 }
 
 /* positionTicks of node id: the sorted ticks from *t on that belong to it, one entry per line */

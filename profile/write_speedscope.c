@@ -38,6 +38,8 @@ static void write_frames(struct speedscope *s, FILE *out)
 		}
 		if (frame_is_js(f) && f->def_line > 0)
 			fprintf(out, ",\"line\":%d", f->def_line);
+		if (frame_is_js(f) && f->def_col > 0)
+			fprintf(out, ",\"col\":%d", f->def_col);
 		fputc('}', out);
 	}
 	fputs("]},\n", out);
