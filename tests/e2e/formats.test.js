@@ -298,6 +298,8 @@ test('formats on Ctrl-C with --function, on SIGTERM, and in launch mode at the p
   t.after(() => fx.stop());
   const out = (ext) => path.join(tmp, `int.${ext}`);
   const v = h.startV8walk(['--pid', String(fx.pid), '--function', '-q', '-o', out('folded'), '-o', out('pb.gz'), '-o', out('cpuprofile'), '-o', out('svg'), '-o', out('speedscope.json')]);
+  // sampling time from the attach: loading the eBPF program can take seconds on a busy machine
+  assert.ok(await h.waitFor(() => h.attached(fx.pid, v.child.pid), 15000), `v8walk (${h.MODE}) attached`);
   await h.sleep(2500);
   v.child.kill('SIGINT');
   const r = await v.done;
@@ -313,6 +315,7 @@ test('formats on Ctrl-C with --function, on SIGTERM, and in launch mode at the p
   assert.ok(cp.nodes.every((n) => !n.positionTicks), '--function: no line ticks');
   // SIGTERM ends a run the same way
   const term = h.startV8walk(['--pid', String(fx.pid), '-q', '-o', out('term.folded'), '-o', out('term.svg'), '-o', out('term.pb.gz')]);
+  assert.ok(await h.waitFor(() => h.attached(fx.pid, term.child.pid), 15000), `v8walk (${h.MODE}) attached`);
   await h.sleep(2000);
   term.child.kill('SIGTERM');
   const tr = await term.done;
