@@ -112,8 +112,8 @@ function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = N
 // fixture.pid is the fixture's own pid; fixture.done resolves with v8walk's {code, signal, stderr}
 // once v8walk and the fixture (which shares its stdout and stderr) are both gone; fixture.exited
 // as soon as v8walk exits.
-function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = {} } = {}) {
-  const argv = withMode([...v8walkArgs, '--', NODE, ...nodeArgs, path.join(FIXTURES, name), ...args]);
+function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = {}, node = NODE } = {}) {
+  const argv = withMode([...v8walkArgs, '--', node, ...nodeArgs, path.join(FIXTURES, name), ...args]);
   const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr += d; });
@@ -129,6 +129,14 @@ function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = 
     fx.stop = () => { try { process.kill(fx.pid, 'SIGKILL'); } catch { /* gone */ } };
     return fx;
   });
+}
+
+// Can every user run this file (each directory on its path searchable by others, the file
+// executable by them)? A node fetched into root's cache cannot be run by a dropped user.
+function runnableByAnyone(file) {
+  for (let p = path.resolve(file); p !== path.dirname(p); p = path.dirname(p))
+    if (!(fs.statSync(p).mode & 0o001)) return false;
+  return true;
 }
 
 // Run v8walk to completion. Returns {code, signal, stdout, stderr}.
@@ -251,6 +259,6 @@ function hasChain(frames, chain) {
 
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, nodeVersion, startFixture,
-  startScript, launchFixture, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
+  startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };
