@@ -3,6 +3,8 @@
 #include "../util/text_escape.h"
 #include "bpf_sampler.h"
 
+#include "../util/clock.h"
+
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
@@ -30,6 +32,7 @@ struct bpf_sampler {
 	struct ring_buffer *rb;
 	bpf_record_fn fn;
 	void *ctx;
+	uint64_t consume_until; /* monotonic ns after which a consume returns (0: no limit) */
 };
 
 /* libbpf's own messages only with V8WALK_BPF_DEBUG=1: v8walk explains failures itself */
@@ -50,7 +53,12 @@ static int on_record(void *ctx, void *data, size_t size)
 	size_t mem_len = size - sizeof(*rec);
 	if (rec->mem_len < mem_len)
 		mem_len = rec->mem_len;
-	return b->fn(b->ctx, rec, (const uint8_t *)data + sizeof(*rec), mem_len);
+	int rc = b->fn(b->ctx, rec, (const uint8_t *)data + sizeof(*rec), mem_len);
+	/* this record is handled; past the time the caller gave, the rest waits in the ring
+	 * buffer (libbpf stops on a negative return, after this record) */
+	if (rc >= 0 && b->consume_until && now_ns() > b->consume_until)
+		return -EAGAIN;
+	return rc;
 }
 
 /* v8walk's pid namespace, when it is not the initial one (samples then carry its pids). */
@@ -174,8 +182,9 @@ int bpf_sampler_fd(const struct bpf_sampler *b)
 	return ring_buffer__epoll_fd(b->rb);
 }
 
-int bpf_sampler_consume(struct bpf_sampler *b)
+int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 {
+	b->consume_until = budget_ns ? now_ns() + budget_ns : 0;
 	return ring_buffer__consume(b->rb);
 }
 

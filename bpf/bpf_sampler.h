@@ -51,8 +51,10 @@ int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
 void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);
 /* A file descriptor that becomes readable when records are waiting (for poll). */
 int bpf_sampler_fd(const struct bpf_sampler *b);
-/* Hand every waiting record to the callback; returns the number consumed or -errno. */
-int bpf_sampler_consume(struct bpf_sampler *b);
+/* Hand the waiting records to the callback, for at most budget_ns (0: every one; naming records
+ * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
+ * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */
+int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns);
 /* Totals from the kernel side: records written and records lost to a full ring buffer. */
 void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost);
 /* Detach every perf event and unload. */

@@ -32,9 +32,10 @@ int bpf_sampler_fd(const struct bpf_sampler *b)
 	return -1;
 }
 
-int bpf_sampler_consume(struct bpf_sampler *b)
+int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 {
 	(void)b;
+	(void)budget_ns;
 	return -ENOTSUP;
 }
 

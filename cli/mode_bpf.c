@@ -29,6 +29,8 @@
 enum {
 	DEFAULT_TOP_KB = 8,
 	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
+	CONSUME_SLICE_NS = 50 * 1000 * 1000, /* records named per pass before the loop looks up */
+	FINAL_DRAIN_NS = 2000 * 1000 * 1000, /* records written before the end still named */
 	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
 	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
 	MAX_FRAMES = STACKWALK_MAX_FRAMES + V8W_KSTACK_MAX + 8,
@@ -234,7 +236,7 @@ static void run_loop(struct bpf_run *r)
 				timeout = (int)left_ms;
 		}
 		poll(p, 2, timeout);
-		bpf_sampler_consume(r->bs);
+		bpf_sampler_consume(r->bs, CONSUME_SLICE_NS);
 		uint64_t now = now_ns();
 		if (now - last_check >= HOUSEKEEPING_NS) {
 			check_exits(r);
@@ -247,7 +249,10 @@ static void run_loop(struct bpf_run *r)
 		if (should_end(r, deadline))
 			break;
 	}
-	bpf_sampler_consume(r->bs); /* what the kernel wrote before the end */
+	/* what the kernel wrote before the end */
+	if (bpf_sampler_consume(r->bs, FINAL_DRAIN_NS) == -EAGAIN && !o->quiet)
+		fprintf(stderr, "v8walk: the last records were left unnamed: naming them took over "
+				"%d s\n", FINAL_DRAIN_NS / 1000000000);
 	r->end_ns = now_ns();
 }
 
