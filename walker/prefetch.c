@@ -44,7 +44,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
-	struct batch fns = {.n = 0}, second = {.n = 0};
+	struct batch fns = {.n = 0};
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
@@ -66,26 +66,28 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 			add(&fns, receiver, MAP_BYTES);
 	}
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);
-	/* their maps, SharedFunctionInfos and position tables */
-	for (size_t i = 0; i < fns.n; i++) {
-		uint64_t map, sfi, table;
-		if (word(mem, fns.addr[i] + L->v[L_HEAPOBJECT_MAP], &map))
-			add(&second, map, MAP_BYTES);
-		if (fns.len[i] != OBJ_BYTES)
-			continue;
-		if (word(mem, fns.addr[i] + L->v[L_JSFUNC_SHARED], &sfi))
+	record(out, &fns);
+}
+
+void prefetch_js_details(const struct v8_runtime *rt, struct memsrc *mem, struct prefetched *p)
+{
+	if (!rt || !mem->ops->prefetch)
+		return;
+	const struct v8_layout *L = &rt->L;
+	struct batch second = {.n = 0};
+	/* the SharedFunctionInfos, position tables and code of the objects copied at the stop (the
+	 * maps of all of them are root maps: never moved, their types remembered by v8/map_types) */
+	for (size_t i = 0, n = p->n; i < n; i++) {
+		uint64_t sfi, table, code;
+		if (word(mem, p->obj[i] + L->v[L_JSFUNC_SHARED], &sfi))
 			add(&second, sfi, OBJ_BYTES);
-		if (v8_has(L, L_BCA_SPT) && word(mem, fns.addr[i] + L->v[L_BCA_SPT], &table))
-			add(&second, table, TABLE_BYTES); /* harmless when fns[i] is not a BytecodeArray */
+		if (v8_has(L, L_BCA_SPT) && word(mem, p->obj[i] + L->v[L_BCA_SPT], &table))
+			add(&second, table, TABLE_BYTES); /* harmless when obj[i] is not a BytecodeArray */
 		/* the function's current code (a pointer before leaptiering): its header locates it */
-		uint64_t code;
 		if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
-		    word(mem, fns.addr[i] + L->v[L_JSFUNC_CODE], &code))
+		    word(mem, p->obj[i] + L->v[L_JSFUNC_CODE], &code))
 			add(&second, code, CODE_BYTES);
 	}
 	mem_prefetch(mem, second.addr, second.len, second.n);
-	/* the maps of the SharedFunctionInfos, tables and Code are root maps: never moved, their
-	 * types remembered (v8/map_types.h), so they are not copied while the thread waits */
-	record(out, &fns);
-	record(out, &second);
+	record(p, &second);
 }

@@ -1,7 +1,7 @@
 /* prefetch.h — before the JS frames of a stack are decoded, copy the heap objects they will read
  * (functions, bytecode arrays and their position tables, receivers, their maps,
  * SharedFunctionInfos) in two batched reads instead of dozens of small
- * ones: on a live target that is one process_vm_readv per batch while the thread is stopped. */
+ * ones: on a live target one process_vm_readv while the thread is stopped, one after. */
 #ifndef V8WALK_PREFETCH_H
 #define V8WALK_PREFETCH_H
 
@@ -19,7 +19,13 @@ struct prefetched {
 	size_t n;
 };
 
+/* While the thread is stopped: copy the objects the frames' slots name — functions (young
+ * objects a scavenge moves), bytecode arrays, receivers (their map word) — in one batch. */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
 			 const struct raw_frame *raw, int n, struct prefetched *out);
+/* Once it runs again: copy what those name — SharedFunctionInfos, position tables, Code headers,
+ * old-space objects — in one more batch, before the frames are decoded; the objects are added to
+ * p, so that the decode is validated against them (walker/validate.h). */
+void prefetch_js_details(const struct v8_runtime *rt, struct memsrc *mem, struct prefetched *p);
 
 #endif

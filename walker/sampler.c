@@ -197,11 +197,13 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	} else if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames)) {
 		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
 	}
-	struct walk_stats ws = c->ws;
+	/* what the copied objects name (SFIs, tables, Code) is read now, and checked afterwards */
 	unsigned long live_reads = c->snap.misses;
+	prefetch_js_details(s->sw->rt, &c->snap.base, &s->sw->prefetched);
+	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
-	/* a decode served entirely by the copy and by caches checked against it read nothing that
-	 * could have moved since the stop: only one that read the live process is validated */
+	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
+	 * that could have moved since the stop: only one that read the live process is validated */
 	if (s->sw->rt && ws.js_frames && c->snap.misses != live_reads &&
 	    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
 				 &s->sw->prefetched, &s->st.validation))
