@@ -52,7 +52,8 @@ function shortName(name) {
     }
     if (kept.trim()) out = kept;
   }
-  return out.trim();
+  // go tool pprof drops "(anonymous namespace)" and keeps its "::" (`v8::internal::::Invoke`)
+  return out.replace(/::(::)+/g, '::').trim();
 }
 
 function byShortName(counts) {
