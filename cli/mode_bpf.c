@@ -21,6 +21,7 @@
 #include "launch.h"
 #include "modes.h"
 #include "node_scan.h"
+#include "periodic_output.h"
 #include "../profile/profile.h"
 #include "stop_signals.h"
 #include "summary.h"
@@ -55,6 +56,7 @@ struct bpf_run {
 	uint64_t max_lag_ns;    /* from a sample to its walk (heap reads happen then) */
 	uint64_t start_ns, end_ns;
 	struct u64map tids;     /* distinct (pid, tid) seen */
+	struct periodic_output po; /* SIGUSR1, --period */
 };
 
 /* Kernel frames (innermost first) in front of the user frames. */
@@ -221,7 +223,7 @@ static void run_loop(struct bpf_run *r)
 {
 	const struct options *o = r->o;
 	uint64_t deadline = o->duration_s > 0 ? r->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
-	uint64_t last_check = r->start_ns, last_scan = r->start_ns;
+	uint64_t last_check = r->start_ns, last_scan = r->start_ns, last_hook = r->start_ns;
 	for (;;) {
 		struct pollfd p[2] = {{.fd = bpf_sampler_fd(r->bs), .events = POLLIN},
 				      {.fd = r->stop.fd, .events = POLLIN}};
@@ -232,9 +234,15 @@ static void run_loop(struct bpf_run *r)
 			if (left_ms < (uint64_t)timeout)
 				timeout = (int)left_ms;
 		}
+		if (timeout > PERIODIC_CHECK_NS / 1000000)
+			timeout = PERIODIC_CHECK_NS / 1000000;
 		poll(p, 2, timeout);
 		bpf_sampler_consume(r->bs);
 		uint64_t now = now_ns();
+		if (now - last_hook >= PERIODIC_CHECK_NS) {
+			periodic_output_due(&r->po, now);
+			last_hook = now;
+		}
 		if (now - last_check >= HOUSEKEEPING_NS) {
 			check_exits(r);
 			last_check = now;
@@ -382,18 +390,25 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	return false;
 }
 
-static int finish(struct bpf_run *r)
+/* What a profile of this run says about it (periodic_output.h). */
+static void describe_run(void *ctx, const struct options *o, struct profile *prof,
+			 uint64_t start_ns, uint64_t end_ns)
 {
+	struct bpf_run *r = ctx;
 	const struct v8_runtime *rt = NULL;
 	for (size_t i = 0; i < r->procs.n; i++) {
 		struct bpf_proc *p = r->procs.v[i];
 		if (!p->open)
 			continue;
 		rt = rt ? rt : &p->tg.rt;
-		profile_add_modules(&r->prof, p->pid, &p->tg.as);
+		profile_add_modules(prof, p->pid, &p->tg.as);
 	}
-	profile_meta_fill(r->o, rt, r->start_ns, r->end_ns ? r->end_ns : now_ns(), &r->prof.meta);
-	int rc = write_profile(r->o, &r->prof);
+	profile_meta_fill(o, rt, start_ns, end_ns, &prof->meta);
+}
+
+static int finish(struct bpf_run *r)
+{
+	int rc = periodic_output_finish(&r->po, r->end_ns ? r->end_ns : now_ns());
 	if (!r->o->quiet)
 		print_bpf_summary(r);
 	if (!r->launching)
@@ -475,6 +490,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	}
 	announce(r);
 	r->start_ns = now_ns();
+	periodic_output_init(&r->po, o, &r->prof, &r->stop, describe_run, r, r->start_ns);
 	run_loop(r);
 	code = finish(r);
 out:

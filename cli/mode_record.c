@@ -12,6 +12,8 @@
 #include "launch.h"
 #include "launch_trace.h"
 #include "modes.h"
+#include "periodic_output.h"
+#include "../util/clock.h"
 #include "../profile/profile.h"
 #include "session.h"
 #include "stop_signals.h"
@@ -34,15 +36,24 @@ static void announce(const struct options *o, const struct live_session *ss, pid
 	sb_free(&d);
 }
 
-/* Sample an attached (or adopted) session, detach, write the profile. */
-static int sample_and_write(const struct options *o, struct live_session *ss, struct profile *prof)
+/* What a profile of this session says about the run (periodic_output.h). */
+static void describe_session(void *ctx, const struct options *o, struct profile *p,
+			     uint64_t start_ns, uint64_t end_ns)
+{
+	struct live_session *ss = ctx;
+	profile_meta_fill(o, &ss->tg.rt, start_ns, end_ns, &p->meta);
+	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
+}
+
+/* Sample an attached (or adopted) session, detach, write the profile (or the last period's). */
+static int sample_and_write(const struct options *o, struct live_session *ss,
+			    struct periodic_output *po)
 {
 	announce(o, ss, ss->tg.pid);
+	po->period_start_ns = now_ns();
 	sampler_run(&ss->s);
 	session_detach(ss);
-	profile_meta_fill(o, &ss->tg.rt, ss->s.st.start_ns, ss->s.st.end_ns, &prof->meta);
-	profile_add_modules(prof, ss->tg.pid, &ss->tg.as);
-	int rc = write_profile(o, prof);
+	int rc = periodic_output_finish(po, ss->s.st.end_ns);
 	if (!o->quiet)
 		print_summary(stderr, &ss->s, &ss->tr);
 	return rc;
@@ -60,6 +71,14 @@ static void sampler_opts_for(const struct options *o, const struct stop_signals 
 				    .stop_ctx = (void *)stop};
 }
 
+/* The loop's hook: SIGUSR1 and --period (periodic_output.h). */
+static void sampler_hook(struct sampler_opts *so, struct periodic_output *po)
+{
+	so->on_interval = periodic_output_due;
+	so->interval_ctx = po;
+	so->interval_ns = PERIODIC_CHECK_NS;
+}
+
 static int record_pid(const struct options *o)
 {
 	struct stop_signals stop;
@@ -68,6 +87,9 @@ static int record_pid(const struct options *o)
 	sampler_opts_for(o, &stop, &so);
 	struct profile prof;
 	struct live_session ss;
+	struct periodic_output po;
+	periodic_output_init(&po, o, &prof, &stop, describe_session, &ss, 0);
+	sampler_hook(&so, &po);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return 1;
@@ -76,7 +98,7 @@ static int record_pid(const struct options *o)
 	int rc = 1;
 	int err = session_try_attach(&ss, o);
 	if (err == 0) {
-		rc = sample_and_write(o, &ss, &prof);
+		rc = sample_and_write(o, &ss, &po);
 	} else {
 		struct strbuf why;
 		sb_init(&why);
@@ -118,6 +140,9 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sampler_opts_for(o, stop, &so);
 	struct profile prof;
 	struct live_session ss;
+	struct periodic_output po;
+	periodic_output_init(&po, &lo, &prof, stop, describe_session, &ss, 0);
+	sampler_hook(&so, &po);
 	struct strbuf why;
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
@@ -130,7 +155,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sb_free(&why);
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	session_adopt(&ss);
-	int rc = sample_and_write(&lo, &ss, &prof);
+	int rc = sample_and_write(&lo, &ss, &po);
 	/* sampling ended first (--duration): the program runs on; wait for it */
 	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output_name.h"
 #include "version_string.h"
 
 static void usage(FILE *f)
@@ -15,6 +16,7 @@ static void usage(FILE *f)
 		"usage: v8walk --pid PID [-f FORMAT] [options]        sample a running node\n"
 		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
 		"       v8walk --all-node [options]                     every node process (eBPF)\n"
+		"       v8walk top --pid PID [--interval SEC]           live view of where time goes\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
 		"       v8walk --core FILE [--exe PATH] [--json]        every thread's stack in a core\n"
 		"\n"
@@ -48,6 +50,16 @@ static void usage(FILE *f)
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
 		"      --full-names         C++ names with parameter lists\n"
+		"      --period SEC         one profile per SEC seconds, each in its own -o file: the\n"
+		"                           name may hold %%n (1, 2, …) and strftime fields\n"
+		"                           (prof-%%Y%%m%%dT%%H%%M%%S.pb.gz); files appear by rename\n"
+		"  kill -USR1 <v8walk>      writes the profile so far to -o; sampling goes on\n"
+		"\n"
+		"top (v8walk top ..., or --top): functions by own time, refreshed every --interval\n"
+		"      --interval SEC       refresh period (default 1); keys: 1-4 sort column, t thread,\n"
+		"                           l line (definition/current), n native frames, w window\n"
+		"                           (last interval/since start), space pause, q quit; with\n"
+		"                           stdout not a terminal, one plain table per interval\n"
 		"\n"
 		"sampling:\n"
 		"  -r, --rate HZ            samples per second, jittered (default 99)\n"
@@ -112,6 +124,18 @@ static bool check_combinations(const struct options *o)
 		      "or JSON with --json";
 	else if (o->nmore && (o->mode != MODE_RECORD || o->version_info))
 		err = "several -o files hold several formats of one sampled profile";
+	else if (o->period_s > 0 && o->top)
+		err = "--period cuts a recorded profile into files; top shows the profile live";
+	else if (o->period_s > 0 && !o->output)
+		err = "--period writes each period to its own file: give -o NAME with %n or strftime "
+		      "fields (e.g. -o 'prof-%Y%m%dT%H%M%S.pb.gz')";
+	else if (o->period_s > 0 && !output_name_has_fields(o->output))
+		err = "with --period, -o needs %n or a strftime field (e.g. prof-%n.pb.gz, "
+		      "prof-%Y%m%dT%H%M%S.pb.gz) so that each period has a file of its own";
+	else if (o->interval_s > 0 && !o->top)
+		err = "--interval is top's refresh period (v8walk top ...)";
+	else if (o->top && (o->mode != MODE_RECORD || o->version_info))
+		err = "top samples a running process; it goes without --dump, --core and --version-info";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
 	else if (targets == 0)
@@ -138,7 +162,7 @@ static bool check_combinations(const struct options *o)
 bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
-	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_THREAD };
+	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_THREAD, O_PERIOD, O_TOP, O_INTERVAL };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -163,6 +187,9 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
+	    {"period", required_argument, NULL, O_PERIOD},
+	    {"top", no_argument, NULL, O_TOP},
+	    {"interval", required_argument, NULL, O_INTERVAL},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -173,6 +200,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
 	*exit_code = 2;
+	/* `v8walk top ARGS`: the subcommand is argv[0] of what getopt reads */
+	if (argc > 1 && !strcmp(argv[1], "top")) {
+		o->top = true;
+		argc--;
+		argv++;
+	}
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
@@ -248,6 +281,17 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				return false;
 			}
 			break;
+		case O_PERIOD:
+		case O_INTERVAL: {
+			double *v = c == O_PERIOD ? &o->period_s : &o->interval_s;
+			if (!parse_double(optarg, v) || *v < 0.05 || *v > 1e7) {
+				fprintf(stderr, "v8walk: %s needs a number of seconds (at least 0.05), not '%s'\n",
+					c == O_PERIOD ? "--period" : "--interval", optarg);
+				return false;
+			}
+			break;
+		}
+		case O_TOP: o->top = true; break;
 		case O_IDLE: o->idle = true; break;
 		case O_FUNCTION: o->function_lines = true; break;
 		case O_NOLINENO: o->no_lines = true; break;
