@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "launch_trace.h"
 #include "modes.h"
-#include "periodic_output.h"
+#include "live_hooks.h"
 #include "../util/clock.h"
 #include "../profile/profile.h"
 #include "session.h"
@@ -45,15 +45,37 @@ static void describe_session(void *ctx, const struct options *o, struct profile 
 	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
 }
 
-/* Sample an attached (or adopted) session, detach, write the profile (or the last period's). */
+/* The header figures of `top`. */
+static void session_status(void *ctx, struct top_status *st)
+{
+	const struct live_session *ss = ctx;
+	*st = (struct top_status){.sampler = "ptrace", .threads = ss->tr.threads_seen,
+				  .samples = ss->s.st.samples, .errors = ss->s.st.truncated,
+				  .missed = ss->s.st.missed,
+				  .max_lag_ms = (double)ss->s.st.max_lag_ns / 1e6};
+}
+
+/* Sample an attached (or adopted) session, detach, write the profile (or the last period's);
+ * `top` shows it while it runs. */
 static int sample_and_write(const struct options *o, struct live_session *ss,
-			    struct periodic_output *po)
+			    struct live_hooks *lh)
 {
 	announce(o, ss, ss->tg.pid);
-	po->period_start_ns = now_ns();
+	uint64_t start = now_ns();
+	lh->po.period_start_ns = start;
+	if (o->top) {
+		char title[512];
+		struct strbuf rt;
+		sb_init(&rt);
+		v8_runtime_describe(&ss->tg.rt, &rt);
+		top_view_title_of(ss->tg.pid, title, sizeof(title));
+		top_view_open(&lh->tv, o, lh->po.prof, lh->po.sig, session_status, ss, title, rt.s, start);
+		lh->top = true;
+		sb_free(&rt);
+	}
 	sampler_run(&ss->s);
 	session_detach(ss);
-	int rc = periodic_output_finish(po, ss->s.st.end_ns);
+	int rc = live_hooks_finish(lh, ss->s.st.end_ns);
 	if (!o->quiet)
 		print_summary(stderr, &ss->s, &ss->tr);
 	return rc;
@@ -71,12 +93,12 @@ static void sampler_opts_for(const struct options *o, const struct stop_signals 
 				    .stop_ctx = (void *)stop};
 }
 
-/* The loop's hook: SIGUSR1 and --period (periodic_output.h). */
-static void sampler_hook(struct sampler_opts *so, struct periodic_output *po)
+/* The loop's hook: SIGUSR1, --period, top (live_hooks.h). */
+static void sampler_hook(const struct options *o, struct sampler_opts *so, struct live_hooks *lh)
 {
-	so->on_interval = periodic_output_due;
-	so->interval_ctx = po;
-	so->interval_ns = PERIODIC_CHECK_NS;
+	so->on_interval = live_hooks_due;
+	so->interval_ctx = lh;
+	so->interval_ns = live_hooks_interval_ns(o);
 }
 
 static int record_pid(const struct options *o)
@@ -87,9 +109,9 @@ static int record_pid(const struct options *o)
 	sampler_opts_for(o, &stop, &so);
 	struct profile prof;
 	struct live_session ss;
-	struct periodic_output po;
-	periodic_output_init(&po, o, &prof, &stop, describe_session, &ss, 0);
-	sampler_hook(&so, &po);
+	struct live_hooks lh = {.top = false};
+	periodic_output_init(&lh.po, o, &prof, &stop, describe_session, &ss, 0);
+	sampler_hook(o, &so, &lh);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return 1;
@@ -98,7 +120,7 @@ static int record_pid(const struct options *o)
 	int rc = 1;
 	int err = session_try_attach(&ss, o);
 	if (err == 0) {
-		rc = sample_and_write(o, &ss, &po);
+		rc = sample_and_write(o, &ss, &lh);
 	} else {
 		struct strbuf why;
 		sb_init(&why);
@@ -140,9 +162,9 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sampler_opts_for(o, stop, &so);
 	struct profile prof;
 	struct live_session ss;
-	struct periodic_output po;
-	periodic_output_init(&po, &lo, &prof, stop, describe_session, &ss, 0);
-	sampler_hook(&so, &po);
+	struct live_hooks lh = {.top = false};
+	periodic_output_init(&lh.po, &lo, &prof, stop, describe_session, &ss, 0);
+	sampler_hook(o, &so, &lh);
 	struct strbuf why;
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
@@ -155,7 +177,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sb_free(&why);
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	session_adopt(&ss);
-	int rc = sample_and_write(&lo, &ss, &po);
+	int rc = sample_and_write(&lo, &ss, &lh);
 	/* sampling ended first (--duration): the program runs on; wait for it */
 	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);

@@ -1,0 +1,187 @@
+// top.test.js — `v8walk top` in a real terminal (tmux: send-keys, capture-pane): the fixture's
+// hot function is the top row, keys change the sort column, the thread and the lines, `q` exits 0
+// and gives the terminal back as it was (the shell's screen again, the same stty settings); and
+// the batch form (stdout not a terminal): its last table (the whole run) agrees with the folded
+// profile written by the same run from the same samples.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const h = require('./harness');
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-top-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const haveTmux = spawnSync('tmux', ['-V']).status === 0;
+function needTmux() {
+  if (!haveTmux) throw new Error('tmux is missing: install Debian\'s tmux (scripts/setup-deps.sh)');
+}
+
+// a tmux server of this test only, with one shell in a 200×50 window
+function tmuxSession() {
+  const sock = path.join(tmp, `tmux-${process.pid}`);
+  const tmux = (...args) => {
+    const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  tmux('new-session', '-d', '-s', 'top', '-x', '200', '-y', '50', 'env PS1="$ " sh');
+  return {
+    tmux,
+    send: (...keys) => tmux('send-keys', '-t', 'top', ...keys),
+    screen: () => tmux('capture-pane', '-p', '-t', 'top'),
+    kill: () => { try { tmux('kill-server'); } catch { /* gone */ } },
+  };
+}
+
+// wait until the screen satisfies pred; returns the screen
+async function screenWhere(s, pred, what, ms = 20000) {
+  const end = Date.now() + ms;
+  let last = '';
+  for (;;) {
+    last = s.screen();
+    if (pred(last)) return last;
+    if (Date.now() > end) throw new Error(`the screen never showed ${what}:\n${last}`);
+    await h.sleep(100);
+  }
+}
+
+// the table rows of a screen: {own, total, ownTime, totalTime, fn}
+function rows(screen) {
+  const lines = screen.split('\n');
+  const at = lines.findIndex((l) => /%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function/.test(l));
+  if (at < 0) return [];
+  const out = [];
+  for (const l of lines.slice(at + 1)) {
+    const m = /^\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)s\s+([\d.]+)s\s+(.*?)\s*$/.exec(l);
+    if (!m) break;
+    out.push({ own: +m[1], total: +m[2], ownTime: +m[3], totalTime: +m[4], fn: m[5] });
+  }
+  return out;
+}
+const nonIncreasing = (v) => v.every((x, i) => i === 0 || v[i - 1] >= x);
+
+test('top in a terminal: the hot function on top, keys 1-4/t/l change the view, q restores the terminal', async () => {
+  needTmux();
+  const fx = await h.startFixture('chain.js');
+  const s = tmuxSession();
+  try {
+    const before = path.join(tmp, 'stty-before'), after = path.join(tmp, 'stty-after');
+    s.send(`stty -g > ${before}; clear; echo started; ${h.V8WALK} top --mode ${h.MODE} --pid ${fx.pid} --interval 0.5; echo "EXIT=$?"; stty -g > ${after}`, 'Enter');
+    // two refreshes, so that the window is a full interval
+    let screen = await screenWhere(s, (x) => rows(x).length > 3 && /samples [1-9]\d\d/.test(x), 'a table after 100 samples');
+    assert.doesNotMatch(screen, /started/, 'the view is on the alternate screen');
+    assert.match(screen, new RegExp(`pid ${fx.pid}: \\S*node\\S* \\S*chain\\.js`), 'the header names the pid and its command line');
+    assert.match(screen, /Node v?\d+\.\d+\.\d+ \(V8 [\d.]+\) \| sampler (ptrace|eBPF)/);
+    let r = rows(screen);
+    assert.match(r[0].fn, new RegExp(`^leaf \\(${fx.ready.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+\\)$`), `the hot function is the top row:\n${screen}`);
+    assert.ok(nonIncreasing(r.map((x) => x.own)), 'sorted by %Own');
+    s.send('4');
+    screen = await screenWhere(s, (x) => /sort TotalTime/.test(x), 'sort TotalTime');
+    r = rows(screen);
+    assert.ok(nonIncreasing(r.map((x) => x.totalTime)), `sorted by TotalTime:\n${screen}`);
+    assert.ok(r[0].totalTime >= r.find((x) => x.fn.startsWith('leaf ')).totalTime, 'the outermost frames first');
+    s.send('2');
+    screen = await screenWhere(s, (x) => /sort %Total/.test(x), 'sort %Total');
+    assert.ok(nonIncreasing(rows(screen).map((x) => x.total)), 'sorted by %Total');
+    s.send('1', 't');
+    screen = await screenWhere(s, (x) => new RegExp(`thread main \\(${fx.pid}\\)`).test(x) && /sort %Own/.test(x), 'the main thread chosen');
+    assert.match(rows(screen)[0].fn, /^leaf /, 'the main thread runs leaf');
+    s.send('t');
+    await screenWhere(s, (x) => /thread all/.test(x), 'all threads again (chain.js has no worker)');
+    s.send('l');
+    screen = await screenWhere(s, (x) => /lines: definition/.test(x), 'definition lines');
+    const leafRows = rows(screen).filter((x) => x.fn.startsWith('leaf '));
+    assert.deepStrictEqual(leafRows.map((x) => x.fn), [`leaf (${fx.ready.file}:${fx.ready.defLines.leaf})`], 'leaf is one row at its definition line');
+    s.send('q');
+    screen = await screenWhere(s, (x) => /EXIT=\d+/.test(x), 'v8walk\'s exit');
+    assert.match(screen, /EXIT=0/, 'q exits 0');
+    assert.match(screen, /started/, 'the shell\'s own screen is back (alternate screen left)');
+    assert.doesNotMatch(screen, /%Own/, 'no trace of the view on the shell\'s screen');
+    await screenWhere(s, () => fs.existsSync(after) && fs.readFileSync(after, 'utf8').trim() !== '', 'stty after');
+    assert.strictEqual(fs.readFileSync(after, 'utf8'), fs.readFileSync(before, 'utf8'), 'the terminal settings are as before');
+  } finally {
+    s.kill();
+    fx.stop();
+  }
+});
+
+test('top ends cleanly when the target exits and on SIGTERM: terminal restored', async () => {
+  needTmux();
+  const s = tmuxSession();
+  const fx = await h.startFixture('chain.js');
+  try {
+    const before = path.join(tmp, 'stty-b2'), after = path.join(tmp, 'stty-a2');
+    s.send(`stty -g > ${before}; clear; echo started; ${h.V8WALK} top --mode ${h.MODE} --pid ${fx.pid} --interval 0.5; echo "EXIT=$?"; stty -g > ${after}`, 'Enter');
+    await screenWhere(s, (x) => rows(x).length > 0, 'a table');
+    fx.stop(); // the target dies
+    const screen = await screenWhere(s, (x) => /EXIT=\d+/.test(x), 'v8walk\'s exit when the target died');
+    assert.match(screen, /EXIT=0/);
+    assert.match(screen, /started/, 'the shell\'s own screen is back');
+    await screenWhere(s, () => fs.existsSync(after) && fs.readFileSync(after, 'utf8').trim() !== '', 'stty after');
+    assert.strictEqual(fs.readFileSync(after, 'utf8'), fs.readFileSync(before, 'utf8'), 'terminal settings restored');
+    // SIGTERM
+    const fx2 = await h.startFixture('chain.js');
+    try {
+      s.send(`clear; echo again; ${h.V8WALK} top --mode ${h.MODE} --pid ${fx2.pid} --interval 0.5; echo "EXIT2=$?"; stty -g > ${after}2`, 'Enter');
+      let x = await screenWhere(s, (y) => rows(y).length > 0, 'a table');
+      const v = spawnSync('pgrep', ['-f', `top --mode ${h.MODE} --pid ${fx2.pid}`], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+      assert.ok(v, 'v8walk top runs');
+      process.kill(Number(v), 'SIGTERM');
+      x = await screenWhere(s, (y) => /EXIT2=\d+/.test(y), 'v8walk\'s exit on SIGTERM');
+      assert.match(x, /EXIT2=0/);
+      assert.match(x, /again/, 'the shell\'s own screen is back');
+      await screenWhere(s, () => fs.existsSync(`${after}2`) && fs.readFileSync(`${after}2`, 'utf8').trim() !== '', 'stty after');
+      assert.strictEqual(fs.readFileSync(`${after}2`, 'utf8'), fs.readFileSync(before, 'utf8'), 'terminal settings restored after SIGTERM');
+    } finally {
+      fx2.stop();
+    }
+  } finally {
+    s.kill();
+    fx.stop();
+  }
+});
+
+// the frame text top shows: the folded frame without its _[j]/_[i] tag
+const shown = (frame) => frame.replace(/_\[[ji]\]$/, '');
+const isJs = (frame) => /_\[[ji]\]$/.test(frame);
+
+test('top batch (stdout not a terminal): the whole run\'s table agrees with the folded profile of the same samples', async () => {
+  const fx = await h.startFixture('chain.js');
+  const out = path.join(tmp, 'batch.folded');
+  const r = await h.runV8walk(['top', '--mode', h.MODE, '--pid', String(fx.pid), '--duration', '3.2', '--interval', '1', '-o', out]);
+  fx.stop();
+  assert.strictEqual(r.code, 0, r.stderr);
+  const tables = r.stdout.split(/^--- /m).filter(Boolean);
+  assert.ok(tables.length >= 3, `one table per interval and one for the run: ${tables.length}\n${r.stdout}`);
+  const last = tables[tables.length - 1];
+  const m = /since start: (\d+) samples/.exec(last);
+  assert.ok(m, `the last table is the whole run:\n${last}`);
+  // own samples as top counts them by default: native time charged to the innermost JS frame
+  const stacks = h.parseFolded(fs.readFileSync(out, 'utf8'));
+  const own = {}, total = {};
+  let all = 0;
+  for (const s of stacks) {
+    all += s.count;
+    const frames = s.frames.slice(2);
+    if (!frames.length) continue;
+    const js = frames.filter(isJs);
+    const mine = shown(js.length ? js[js.length - 1] : frames[frames.length - 1]);
+    own[mine] = (own[mine] || 0) + s.count;
+    for (const f of new Set(frames.map(shown))) total[f] = (total[f] || 0) + s.count;
+  }
+  assert.strictEqual(Number(m[1]), all, 'the same samples as the folded profile');
+  const rate = 99;
+  const table = rows(last);
+  assert.ok(table.length > 5, last);
+  for (const row of table) {
+    assert.ok(row.fn in total, `a function of the profile: ${row.fn}`);
+    assert.ok(Math.abs(row.own - (100 * (own[row.fn] || 0)) / all) <= 0.006, `%Own of ${row.fn}: ${row.own} vs ${(100 * (own[row.fn] || 0)) / all}`);
+    assert.ok(Math.abs(row.total - (100 * total[row.fn]) / all) <= 0.006, `%Total of ${row.fn}`);
+    assert.ok(Math.abs(row.ownTime - (own[row.fn] || 0) / rate) <= 0.006, `OwnTime of ${row.fn}`);
+  }
+  assert.match(table[0].fn, /^leaf /, 'leaf is the hot function');
+});
