@@ -273,10 +273,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	uint64_t ksamples, lost;
 	bpf_sampler_counters(r->bs, &ksamples, &lost);
 	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	double cpu = own_cpu_seconds();
 	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < r->procs.n; i++)

@@ -11,6 +11,8 @@
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
 /* "v8walk: WHO exited (status N)" / "was killed by signal N" / "exited" (status unknown). */
 void print_exit_status(FILE *out, const char *who, bool known, int status);
+/* v8walk's own CPU time so far (user + system), in seconds. */
+double own_cpu_seconds(void);
 /* The q-quantile (0..1) of n values (sorted in place). */
 uint64_t quantile_u64(uint64_t *v, size_t n, double q);
 

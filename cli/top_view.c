@@ -6,24 +6,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../profile/frame_text.h"
 #include "../util/clock.h"
+#include "summary.h"
 
 enum { BATCH_ROWS = 40, MIN_COLS = 40 };
 
 static const char *const sort_names[] = {"%Own", "%Total", "OwnTime", "TotalTime"};
-
-static double own_cpu_seconds(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
 
 /* Append s to the screen with every control byte (C0, DEL, UTF-8-encoded C1) replaced: names
  * come from the target and must not reach the terminal as escape sequences. At most `cols`
@@ -115,7 +107,8 @@ static void header(struct top_view *tv, int cols, const char *thread_label)
 	double tries = (double)(st.samples + st.missed);
 	sb_printf(&l, "%s | sampler %s at %g Hz | threads %lu | samples %lu | rate %.1f/s | errors "
 		      "%.1f%% | missed %.1f%% | lag %.1f ms | v8walk CPU %.1f%%",
-		  tv->runtime[0] ? tv->runtime : "Node ?", st.sampler, tv->o->rate_hz, st.threads,
+		  tv->runtime[0] ? tv->runtime : tv->q.by_process ? "Node: per process" : "Node ?",
+		  st.sampler, tv->o->rate_hz, st.threads,
 		  st.samples, tv->rate, tries > 0 ? 100.0 * (double)st.errors / tries : 0.0,
 		  tries > 0 ? 100.0 * (double)st.missed / tries : 0.0, st.max_lag_ms, tv->cpu_pct);
 	put_line(tv, l.s, cols);
@@ -243,7 +236,7 @@ void top_view_open(struct top_view *tv, const struct options *o, const struct pr
 	tv->status = status;
 	tv->status_ctx = status_ctx;
 	snprintf(tv->title, sizeof(tv->title), "%s", title);
-	snprintf(tv->runtime, sizeof(tv->runtime), "%s", runtime);
+	snprintf(tv->runtime, sizeof(tv->runtime), "%s", runtime ? runtime : "");
 	tv->interval_ns = (uint64_t)((o->interval_s > 0 ? o->interval_s : 1.0) * 1e9);
 	tv->start_ns = tv->shown_ns = start_ns;
 	tv->next_ns = start_ns + tv->interval_ns;

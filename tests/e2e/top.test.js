@@ -185,3 +185,22 @@ test('top batch (stdout not a terminal): the whole run\'s table agrees with the 
   }
   assert.match(table[0].fn, /^leaf /, 'leaf is the hot function');
 });
+
+h.modeTest('bpf', 'top --all-node (batch): a process column; each fixture\'s hot function under its pid', async () => {
+  const a = await h.startFixture('chain.js');
+  const b = await h.startFixture('chain.js');
+  try {
+    const r = await h.runV8walk(['top', '--mode', 'bpf', '--all-node', '--duration', '4', '--interval', '1']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const tables = r.stdout.split(/^--- /m).filter(Boolean);
+    const last = tables[tables.length - 1];
+    assert.match(last, /since start/);
+    assert.match(last, /%Own\s+%Total\s+OwnTime\s+TotalTime\s+Process\s+Function/, 'a process column');
+    const pidOf = (fn) => last.split('\n').filter((l) => l.includes(fn)).map((l) => Number(/s\s+(\d+)\s+\S/.exec(l)?.[1]));
+    assert.ok(pidOf('leaf (').includes(a.pid), `chain.js's leaf under its pid ${a.pid}:\n${last}`);
+    assert.ok(pidOf('leaf (').includes(b.pid), `the other chain.js's leaf under its pid ${b.pid}:\n${last}`);
+  } finally {
+    a.stop();
+    b.stop();
+  }
+});
