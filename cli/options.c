@@ -110,6 +110,17 @@ static bool unknown_format(const char *option, const char *value)
 	return false;
 }
 
+/* Does the run write this format (to stdout or one of the -o files)? */
+static bool writes_format(const struct options *o, const char *name)
+{
+	if (o->writer && !strcmp(o->writer->name, name))
+		return true;
+	for (size_t i = 0; i < o->nmore; i++)
+		if (!strcmp(o->more_writers[i]->name, name))
+			return true;
+	return false;
+}
+
 /* Options that cannot go together, and the target that must be named. */
 static bool check_combinations(const struct options *o)
 {
@@ -136,6 +147,8 @@ static bool check_combinations(const struct options *o)
 		err = "--interval is top's refresh period (v8walk top ...)";
 	else if (o->top && (o->mode != MODE_RECORD || o->version_info))
 		err = "top samples a running process; it goes without --dump, --core and --version-info";
+	else if (o->thread && !writes_format(o, "cpuprofile"))
+		err = "--thread picks the thread of a cpuprofile (--format cpuprofile or -o FILE.cpuprofile)";
 	else if (o->function_lines && o->no_lines)
 		err = "--function and --nolineno contradict each other";
 	else if (targets == 0)

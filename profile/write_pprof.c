@@ -188,7 +188,7 @@ static uint64_t wall_ns_of(uint64_t mono_ns)
 	return mono_ns && mono_ns <= now_mt ? now_rt - (now_mt - mono_ns) : now_rt;
 }
 
-/* Everything but the samples, which come first: header, mappings, tables. */
+/* The header: sample types, time and duration, the period, a comment naming the run. */
 static void encode(struct pprof *pp, struct pbuf *out, uint64_t period)
 {
 	const struct profile *p = pp->p;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/utf8.h"
 #include "../util/xalloc.h"
 #include "svg_script.h"
 
@@ -24,9 +25,20 @@ struct svg {
 	struct strbuf text;
 };
 
+/* Text for XML: markup characters escaped, control characters dropped, bytes that are not UTF-8
+ * replaced (an XML reader refuses the whole file otherwise). */
 static void xml_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
+		size_t n = utf8_seq_len(s);
+		if (n != 1) {
+			if (n)
+				fwrite(s, 1, n, out);
+			else
+				fputs("\xef\xbf\xbd", out);
+			s += n ? n - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;

@@ -61,6 +61,12 @@ function byShortName(counts) {
   return out;
 }
 
+// chromium-driven checks: in the ptrace pass, on the first node of a matrix run
+// (scripts/run-e2e.sh sets V8WALK_BROWSER_TESTS=0 for the others)
+function browserTest(name, fn) {
+  if (process.env.V8WALK_BROWSER_TESTS !== '0') h.modeTest('ptrace', name, fn);
+}
+
 let runOnce;
 // One run of v8walk on chain.js writing every format.
 function run() {
@@ -88,7 +94,8 @@ function mainThread(stacks, pid) {
 
 test('pprof: go tool pprof reads it; functions, inlined lines and totals agree with folded', async () => {
   const { files, folded, stacks } = await run();
-  assert.ok(folded.all >= 60, `samples: ${folded.all}`);
+  // 3 s at 99 Hz: ~300 samples; fewer on a loaded machine (eBPF sees on-CPU time only)
+  assert.ok(folded.all >= 30, `samples: ${folded.all}`);
   const top = c.pprofTop(files.pprof);
   assert.strictEqual(top.total, folded.all, 'total samples');
   const flat = byShortName(Object.fromEntries(Object.entries(top.byName).map(([k, v]) => [k, v.flat])));
@@ -127,7 +134,7 @@ test('cpuprofile: the main thread as V8 writes it, totals agree with folded', as
   assert.strictEqual(prof.nodes.reduce((a, n) => a + n.hitCount, 0), main.all, 'hit counts');
   assert.ok(prof.timeDeltas.every((d) => d >= 0), 'samples in time order');
   const sum = prof.timeDeltas.reduce((a, d) => a + d, 0);
-  assert.ok(sum <= prof.endTime - prof.startTime && sum >= (prof.endTime - prof.startTime) * 0.5,
+  assert.ok(sum <= prof.endTime - prof.startTime && sum >= (prof.endTime - prof.startTime) * 0.2,
     `samples spread over the run: ${sum} of ${prof.endTime - prof.startTime} µs`);
   const ids = new Set(prof.nodes.map((n) => n.id));
   assert.ok(prof.samples.every((id) => ids.has(id)));
@@ -206,7 +213,7 @@ test('svg and tree: frame totals agree with folded', async () => {
   assert.strictEqual(Number(tree[1].trim().split(/\s+/)[0]), folded.all);
 });
 
-h.modeTest('ptrace', 'speedscope imports the speedscope JSON and the .cpuprofile: the hot function with its share', async (t) => {
+browserTest('speedscope imports the speedscope JSON and the .cpuprofile: the hot function with its share', async (t) => {
   const { files, stacks, fx } = await run();
   const main = mainThread(stacks, fx.pid);
   const b = await c.browser();
@@ -233,7 +240,7 @@ h.modeTest('ptrace', 'speedscope imports the speedscope JSON and the .cpuprofile
   }
 });
 
-h.modeTest('ptrace', 'the SVG in chromium: frames with their widths, search, zoom', async (t) => {
+browserTest('the SVG in chromium: frames with their widths, search, zoom', async (t) => {
   const { files, stacks, folded } = await run();
   const b = await c.browser();
   t.after(() => b.close());
@@ -281,9 +288,12 @@ test('formats: -o extension picks the format; an unknown one is an error listing
   assert.match(r.stderr, /tree, folded, svg, speedscope, cpuprofile, pprof/);
   const f = await h.runV8walk(['--pid', '1', '--format', 'nope']);
   assert.match(f.stderr, /--format is one of tree, folded, svg, speedscope, cpuprofile, pprof, not 'nope'/);
+  const th = await h.runV8walk(['--pid', '1', '--thread', 'worker', '-o', path.join(tmp, 'x.svg')]);
+  assert.strictEqual(th.code, 2);
+  assert.match(th.stderr, /--thread picks the thread of a cpuprofile/);
 });
 
-test('formats on Ctrl-C with --function, and in launch mode at the program\'s exit', async (t) => {
+test('formats on Ctrl-C with --function, on SIGTERM, and in launch mode at the program\'s exit', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   const out = (ext) => path.join(tmp, `int.${ext}`);
@@ -301,6 +311,16 @@ test('formats on Ctrl-C with --function, and in launch mode at the program\'s ex
   const cp = JSON.parse(fs.readFileSync(out('cpuprofile'), 'utf8'));
   assert.ok(cp.samples.length > 0, 'main-thread samples in the cpuprofile');
   assert.ok(cp.nodes.every((n) => !n.positionTicks), '--function: no line ticks');
+  // SIGTERM ends a run the same way
+  const term = h.startV8walk(['--pid', String(fx.pid), '-q', '-o', out('term.folded'), '-o', out('term.svg'), '-o', out('term.pb.gz')]);
+  await h.sleep(2000);
+  term.child.kill('SIGTERM');
+  const tr = await term.done;
+  assert.strictEqual(tr.code, 0, tr.stderr);
+  const tfold = foldedTotals(h.parseFolded(fs.readFileSync(out('term.folded'), 'utf8')));
+  assert.ok(tfold.all >= 10, `samples before SIGTERM: ${tfold.all}`);
+  assert.strictEqual(svgFrames(fs.readFileSync(out('term.svg'), 'utf8'))[0].n, tfold.all);
+  assert.strictEqual(c.pprofTop(out('term.pb.gz')).total, tfold.all);
   const lf = await h.launchFixture('launched.js', { v8walkArgs: ['-q', '-o', path.join(tmp, 'launch.folded'), '-o', path.join(tmp, 'launch.pb.gz')] });
   t.after(() => lf.stop());
   await h.sleep(2500);

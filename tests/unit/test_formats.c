@@ -1,10 +1,13 @@
 /* test_formats.c — the format table (names, -o extensions) and the protobuf encoding pprof is
  * written with (varints, length-delimited fields, packed repeated fields). */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../profile/pbuf.h"
 #include "../../profile/writers.h"
+#include "../../util/json.h"
+#include "../../util/utf8.h"
 
 Test(formats, extensions_pick_the_writer)
 {
@@ -112,4 +115,24 @@ Test(formats, samples_keep_their_time_and_thread)
 	sb_free(&s);
 	profile_free(&p);
 	intern_free(&strings);
+}
+
+/* Names from a target are bytes: the JSON and XML writers keep UTF-8 and replace the rest. */
+Test(formats, utf8_sequences)
+{
+	cr_assert_eq(utf8_seq_len("a"), 1);
+	cr_assert_eq(utf8_seq_len("\xc3\xa9"), 2);          /* é */
+	cr_assert_eq(utf8_seq_len("\xe2\x82\xac"), 3);      /* € */
+	cr_assert_eq(utf8_seq_len("\xf0\x9f\x94\xac"), 4);  /* 🔬 */
+	cr_assert_eq(utf8_seq_len("\xe9t"), 0, "Latin-1 byte");
+	cr_assert_eq(utf8_seq_len("\xc0\x80"), 0, "overlong");
+	cr_assert_eq(utf8_seq_len("\xed\xa0\x80"), 0, "surrogate");
+	cr_assert_eq(utf8_seq_len("\xe2\x82"), 0, "cut short by the NUL");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_string(f, "caf\xc3\xa9 \xe9\"\n");
+	fclose(f);
+	cr_assert_str_eq(buf, "\"caf\xc3\xa9 \\ufffd\\\"\\n\"");
+	free(buf);
 }
