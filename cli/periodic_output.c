@@ -52,6 +52,9 @@ bool periodic_output_due(void *ctx, uint64_t now)
 		next_period(po, now);
 	if (po->sig && po->sig->usr1 != po->usr1_done) {
 		po->usr1_done = po->sig->usr1;
+		/* top without -o: stdout is the view, not a profile's place */
+		if (po->o->top && !po->o->output)
+			return false;
 		write_now(po, now);
 		if (!po->o->quiet)
 			fprintf(stderr, "v8walk: SIGUSR1: wrote the %s so far (%lu samples)\n",

@@ -20,9 +20,10 @@ function needTmux() {
   if (!haveTmux) throw new Error('tmux is missing: install Debian\'s tmux (scripts/setup-deps.sh)');
 }
 
-// a tmux server of this test only, with one shell in a 200×50 window
+// a tmux server of its own (a socket per session), with one shell in a 200×50 window
+let sessions = 0;
 function tmuxSession() {
-  const sock = path.join(tmp, `tmux-${process.pid}`);
+  const sock = path.join(tmp, `tmux-${process.pid}-${++sessions}`);
   const tmux = (...args) => {
     const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`tmux ${args.join(' ')}: ${r.stderr}`);
@@ -109,7 +110,7 @@ test('top in a terminal: the hot function on top, keys 1-4/t/l change the view, 
   }
 });
 
-test('top ends cleanly when the target exits and on SIGTERM: terminal restored', async () => {
+test('top ends cleanly when the target exits, on SIGTERM and on Ctrl-C: terminal restored', async () => {
   needTmux();
   const s = tmuxSession();
   const fx = await h.startFixture('chain.js');
@@ -136,6 +137,15 @@ test('top ends cleanly when the target exits and on SIGTERM: terminal restored',
       assert.match(x, /again/, 'the shell\'s own screen is back');
       await screenWhere(s, () => fs.existsSync(`${after}2`) && fs.readFileSync(`${after}2`, 'utf8').trim() !== '', 'stty after');
       assert.strictEqual(fs.readFileSync(`${after}2`, 'utf8'), fs.readFileSync(before, 'utf8'), 'terminal settings restored after SIGTERM');
+      // Ctrl-C typed in the terminal
+      s.send(`clear; echo third; ${h.V8WALK} top --mode ${h.MODE} --pid ${fx2.pid} --interval 0.5; echo "EXIT3=$?"; stty -g > ${after}3`, 'Enter');
+      await screenWhere(s, (y) => rows(y).length > 0, 'a table');
+      s.send('C-c');
+      x = await screenWhere(s, (y) => /EXIT3=\d+/.test(y), 'v8walk\'s exit on Ctrl-C');
+      assert.match(x, /EXIT3=0/);
+      assert.match(x, /third/, 'the shell\'s own screen is back');
+      await screenWhere(s, () => fs.existsSync(`${after}3`) && fs.readFileSync(`${after}3`, 'utf8').trim() !== '', 'stty after');
+      assert.strictEqual(fs.readFileSync(`${after}3`, 'utf8'), fs.readFileSync(before, 'utf8'), 'terminal settings restored after Ctrl-C');
     } finally {
       fx2.stop();
     }
