@@ -65,7 +65,7 @@ function rows(screen) {
 }
 const nonIncreasing = (v) => v.every((x, i) => i === 0 || v[i - 1] >= x);
 
-test('top in a terminal: the hot function on top, keys 1-4/t/l change the view, q restores the terminal', async () => {
+test('top in a terminal: the hot function on top, keys 1-4/t/l/space change the view, a resize redraws it, q restores the terminal', async () => {
   needTmux();
   const fx = await h.startFixture('chain.js');
   const s = tmuxSession();
@@ -97,6 +97,25 @@ test('top in a terminal: the hot function on top, keys 1-4/t/l change the view, 
     screen = await screenWhere(s, (x) => /lines: definition/.test(x), 'definition lines');
     const leafRows = rows(screen).filter((x) => x.fn.startsWith('leaf '));
     assert.deepStrictEqual(leafRows.map((x) => x.fn), [`leaf (${fx.ready.file}:${fx.ready.defLines.leaf})`], 'leaf is one row at its definition line');
+    // n and w: the modes the unit tests check the arithmetic of, toggled from the keyboard
+    s.send('n', 'w');
+    screen = await screenWhere(s, (x) => /native own: on/.test(x) && /window since start/.test(x), 'native own on, since start');
+    r = rows(screen);
+    const sum = r.reduce((a, x) => a + x.own, 0);
+    assert.ok(sum > 98 && sum < 101, `since the start, %Own adds up to 100 (less the rows below the screen): ${sum}`);
+    s.send('n', 'w');
+    await screenWhere(s, (x) => /native own: off/.test(x) && /window last interval/.test(x), 'native own off, last interval');
+    // paused (no refresh of its own), the view is redrawn for a new size: 6 lines of header
+    s.send(' ');
+    await screenWhere(s, (x) => /PAUSED/.test(x), 'paused');
+    const full = rows(s.screen()).length;
+    assert.ok(full > 14, `more rows than a 20-line window holds: ${full}`);
+    s.tmux('resize-window', '-t', 'top', '-y', '20');
+    await screenWhere(s, (x) => /PAUSED/.test(x) && rows(x).length === 14, '14 rows in a 20-line window');
+    s.tmux('resize-window', '-t', 'top', '-y', '50');
+    await screenWhere(s, (x) => /PAUSED/.test(x) && rows(x).length === full, `${full} rows again in 50 lines`);
+    s.send(' ');
+    await screenWhere(s, (x) => !/PAUSED/.test(x), 'running again');
     s.send('q');
     screen = await screenWhere(s, (x) => /EXIT=\d+/.test(x), 'v8walk\'s exit');
     assert.match(screen, /EXIT=0/, 'q exits 0');
