@@ -11,31 +11,28 @@
 
 #include "../profile/frame_text.h"
 #include "../util/clock.h"
+#include "../util/utf8.h"
 #include "summary.h"
 
 enum { BATCH_ROWS = 40, MIN_COLS = 40 };
 
 static const char *const sort_names[] = {"%Own", "%Total", "OwnTime", "TotalTime"};
 
-/* Append s to the screen with every control byte (C0, DEL, UTF-8-encoded C1) replaced: names
- * come from the target and must not reach the terminal as escape sequences. At most `cols`
- * characters (UTF-8 lead bytes) are written; returns how many. */
+/* Append s to the screen with every control character (C0, DEL, C1) and every byte that is not
+ * valid UTF-8 replaced by '?': names come from the target and must not reach the terminal as
+ * escape sequences. At most `cols` characters are written; returns how many. */
 static int put_text(struct strbuf *b, const char *s, int cols)
 {
 	int used = 0;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		bool lead = (*c & 0xc0) != 0x80;
-		if (lead && used >= cols)
-			break;
-		if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+	for (const char *c = s; *c && used < cols; used++) {
+		size_t k = utf8_seq_len(c);
+		unsigned char b0 = (unsigned char)c[0], b1 = (unsigned char)c[1];
+		bool control = b0 < 0x20 || b0 == 0x7f || (b0 == 0xc2 && b1 >= 0x80 && b1 <= 0x9f);
+		if (k == 0 || control)
 			sb_addc(b, '?');
-			c++;
-		} else if (*c < 0x20 || *c == 0x7f) {
-			sb_addc(b, '?');
-		} else {
-			sb_addc(b, (char)*c);
-		}
-		used += lead;
+		else
+			sb_addn(b, c, k);
+		c += k ? k : 1;
 	}
 	return used;
 }
