@@ -233,3 +233,23 @@ h.modeTest('bpf', 'top --all-node (batch): a process column; each fixture\'s hot
     b.stop();
   }
 });
+
+test('top: a function name with escape sequences reaches the terminal as plain text', async () => {
+  const script = path.join(tmp, 'evil.js');
+  fs.writeFileSync(script, `'use strict';
+const control = require(${JSON.stringify(path.join(h.FIXTURES, 'lib', 'control.js'))});
+const o = { ['evil\\x1b[2J\\x07\\u009bname']() { let a = 0; for (let i = 0; i < 200000; i++) a = (a * 31 + i) % 1000003; return a; } };
+function loop() { for (let k = 0; k < 20; k++) o['evil\\x1b[2J\\x07\\u009bname'](); setImmediate(loop); }
+loop();
+control.ready({});
+`);
+  const fx = await h.startScript(script);
+  try {
+    const r = await h.runV8walk(['top', '--mode', h.MODE, '--pid', String(fx.pid), '--duration', '2', '--interval', '1']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.ok(!/[\x00-\x08\x0b-\x1f\x7f\u0080-\u009f]/.test(r.stdout), 'no control character in the output');
+    assert.match(r.stdout, /evil[ ?]\[2J[ ?]{2}name/, `the name with its control characters replaced (C0 by spaces, C1 by ?):\n${r.stdout.slice(0, 2000)}`);
+  } finally {
+    fx.stop();
+  }
+});
