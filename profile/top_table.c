@@ -5,12 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/strbuf.h"
 #include "../util/xalloc.h"
+#include "frame_text.h"
 
 void top_table_init(struct top_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	intern_init(&t->keys);
+	intern_init(&t->texts);
 }
 
 void top_table_free(struct top_table *t)
@@ -18,25 +21,37 @@ void top_table_free(struct top_table *t)
 	free(t->rows);
 	free(t->window_self);
 	free(t->stamp);
+	free(t->frame_text);
 	intern_free(&t->keys);
+	intern_free(&t->texts);
 	memset(t, 0, sizeof(*t));
 }
 
-/* The row of a frame node: its function (definition line) or its frame (current line). */
+/* The id of the text a frame is shown by (JS at its current or its definition line). */
+static uint32_t text_of(struct top_table *t, const struct profile *p, uint32_t frame,
+			const struct top_query *q)
+{
+	if (t->frame_text[frame] != UINT32_MAX)
+		return t->frame_text[frame];
+	struct frame f = p->frames[frame];
+	if (q->def_lines && frame_is_js(&f))
+		f.line = f.def_line;
+	struct strbuf text;
+	sb_init(&text);
+	frame_text(p->strings, &f, false, &text);
+	t->frame_text[frame] = intern_n(&t->texts, text.s ? text.s : "", text.len);
+	sb_free(&text);
+	return t->frame_text[frame];
+}
+
+/* The row of a frame node: its text (and process, by_process). */
 static uint32_t row_of(struct top_table *t, const struct profile *p, uint32_t node,
 		       const struct top_query *q)
 {
 	const struct pnode *nd = &p->nodes[node];
-	const struct frame *f = &p->frames[nd->frame];
 	pid_t pid = q->by_process ? p->threads[nd->owner].pid : 0;
-	char key[96];
-	int n;
-	/* JS: a function at a line, whether its frame was inlined or not */
-	if (frame_is_js(f))
-		n = snprintf(key, sizeof(key), "j%u|%u|%d|%d", f->name, f->file,
-			     q->def_lines ? f->def_line : f->line, (int)pid);
-	else
-		n = snprintf(key, sizeof(key), "f%u|%d", nd->frame, (int)pid);
+	char key[48];
+	int n = snprintf(key, sizeof(key), "%u|%d", text_of(t, p, nd->frame, q), (int)pid);
 	size_t before = t->keys.n;
 	uint32_t r = intern_n(&t->keys, key, (size_t)n);
 	if (t->keys.n != before) {
@@ -110,6 +125,10 @@ void top_table_compute(struct top_table *t, const struct profile *p, const struc
 	t->samples = t->samples_all = 0;
 	intern_free(&t->keys);
 	intern_init(&t->keys);
+	intern_free(&t->texts);
+	intern_init(&t->texts);
+	XGROW(t->frame_text, t->capframe, p->nframes ? p->nframes : 1);
+	memset(t->frame_text, 0xff, p->nframes * sizeof(*t->frame_text));
 	XGROW(t->window_self, t->capwindow, p->nnodes);
 	memset(t->window_self, 0, p->nnodes * sizeof(*t->window_self));
 	size_t to = q->window_to < p->nrecs ? q->window_to : p->nrecs;

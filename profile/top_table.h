@@ -3,7 +3,9 @@
  * its own and total samples in a window of the sample records and since the start. Own samples
  * go to the leaf frame, or, with native_own off, to the innermost JavaScript function of the
  * stack (native time charged to the JS that called it; a stack with no JS keeps its leaf). Total
- * samples count a function once per sample, however often it recurs on the stack. */
+ * samples count a function once per sample, however often it recurs on the stack. A row is what
+ * the user sees: frames that print the same (a JS function inlined or not, a native name in two
+ * kinds) are one row. */
 #ifndef V8WALK_TOP_TABLE_H
 #define V8WALK_TOP_TABLE_H
 
@@ -43,6 +45,9 @@ struct top_table {
 	uint32_t *stamp;            /* per row: the last node path that counted it */
 	size_t capstamp;
 	struct intern keys;         /* row identity → row index */
+	struct intern texts;        /* what a row shows → its id */
+	uint32_t *frame_text;       /* per frame index: its text's id (UINT32_MAX: not yet) */
+	size_t capframe;
 };
 
 void top_table_init(struct top_table *t);

@@ -34,7 +34,7 @@ async function changed(file, before, ms = 10000) {
 }
 const leftovers = (dir) => fs.readdirSync(dir).filter((f) => f.startsWith('.'));
 
-test('SIGUSR1 writes the profile so far to -o; sampling goes on and the final profile has every sample', async () => {
+h.firstNodeTest('SIGUSR1 writes the profile so far to -o; sampling goes on and the final profile has every sample', async () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'usr1-'));
   const out = path.join(dir, 'so-far.folded');
   const fx = await h.startFixture('chain.js');
@@ -64,7 +64,7 @@ test('SIGUSR1 writes the profile so far to -o; sampling goes on and the final pr
   }
 });
 
-test('--period: one folded and one pprof file per period (%n, strftime); their samples add up to the run', async () => {
+h.firstNodeTest('--period: one folded and one pprof file per period (%n, strftime); their samples add up to the run', async () => {
   const dir = fs.mkdtempSync(path.join(tmp, 'period-'));
   const fx = await h.startFixture('chain.js');
   const r = await h.runV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '4.5',

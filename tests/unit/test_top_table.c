@@ -173,3 +173,31 @@ Test(top_table, thread_window_and_processes, .init = setup, .fini = teardown)
 		cr_assert_str_neq(intern_get(&strings, prof.frames[table.rows[i].frame].name), "work",
 				  "only the worker's functions");
 }
+
+Test(top_table, a_row_is_what_is_shown, .init = setup, .fini = teardown)
+{
+	struct frame inl = js("hot", 30, 29), alloc = native("malloc");
+	inl.kind = FK_JS_INLINED;
+	alloc.kind = FK_BUILTIN;
+	add(1, 1, "main", 2, 2, js("hot", 30, 29), js("main", 3, 1));
+	add(1, 1, "main", 3, 3, inl, js("caller", 50, 49), js("main", 3, 1));
+	add(1, 1, "main", 1, 2, native("malloc"), js("main", 3, 1));
+	add(1, 1, "main", 1, 2, alloc, js("main", 3, 1));
+	struct top_query q = all_of(prof.nrecs);
+	q.native_own = true;
+	top_table_compute(&table, &prof, &q);
+	size_t hot = 0, malloc_rows = 0;
+	for (size_t i = 0; i < table.n; i++) {
+		const char *name = intern_get(&strings, prof.frames[table.rows[i].frame].name);
+		if (!strcmp(name, "hot")) {
+			hot++;
+			cr_assert_eq(table.rows[i].own, 5, "inlined or not, hot (app.js:30) is one row");
+		}
+		if (!strcmp(name, "malloc")) {
+			malloc_rows++;
+			cr_assert_eq(table.rows[i].own, 2, "two kinds of frame that print the same: one row");
+		}
+	}
+	cr_assert_eq(hot, 1);
+	cr_assert_eq(malloc_rows, 1);
+}
