@@ -20,6 +20,7 @@ void top_table_free(struct top_table *t)
 {
 	free(t->rows);
 	free(t->window_self);
+	free(t->all_self);
 	free(t->stamp);
 	free(t->frame_text);
 	intern_free(&t->keys);
@@ -119,6 +120,24 @@ static void count_path(struct top_table *t, const struct profile *p, uint32_t le
 	}
 }
 
+/* Bring the since-the-start counts to record `to` (from where they were: records only grow; a
+ * profile that was emptied starts them again). */
+static void advance_all(struct top_table *t, const struct profile *p, size_t to)
+{
+	if (to < t->all_to || p->nrecs < t->all_to) {
+		t->all_to = 0;
+		t->nall = 0;
+	}
+	XGROW(t->all_self, t->capall, p->nnodes);
+	if (p->nnodes > t->nall) {
+		memset(t->all_self + t->nall, 0, (p->nnodes - t->nall) * sizeof(*t->all_self));
+		t->nall = p->nnodes;
+	}
+	for (size_t i = t->all_to; i < to; i++)
+		t->all_self[p->recs[i].node]++;
+	t->all_to = to;
+}
+
 void top_table_compute(struct top_table *t, const struct profile *p, const struct top_query *q)
 {
 	t->n = 0;
@@ -134,17 +153,19 @@ void top_table_compute(struct top_table *t, const struct profile *p, const struc
 	size_t to = q->window_to < p->nrecs ? q->window_to : p->nrecs;
 	for (size_t i = q->window_from; i < to; i++)
 		t->window_self[p->recs[i].node]++;
+	advance_all(t, p, to);
 	uint32_t path_id = 0;
 	for (uint32_t nd = 1; nd < p->nnodes; nd++) {
 		const struct pnode *n = &p->nodes[nd];
-		if (!n->self && !t->window_self[nd])
+		uint32_t self_all = t->all_self[nd];
+		if (!self_all && !t->window_self[nd])
 			continue;
 		if (q->thread >= 0 && n->owner != (uint32_t)q->thread)
 			continue;
 		t->samples += t->window_self[nd];
-		t->samples_all += n->self;
+		t->samples_all += self_all;
 		if (pnode_is_frame(n))
-			count_path(t, p, nd, t->window_self[nd], n->self, q, ++path_id);
+			count_path(t, p, nd, t->window_self[nd], self_all, q, ++path_id);
 	}
 	enum top_sort by = q->sort;
 	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &by);

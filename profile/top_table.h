@@ -42,6 +42,10 @@ struct top_table {
 	/* scratch */
 	uint32_t *window_self;      /* per node: samples of the window that ended there */
 	size_t capwindow;
+	/* per node: samples of records [0, all_to) that ended there ("since the start" stops at the
+	 * window's end, so that a paused view does not change) */
+	uint32_t *all_self;
+	size_t capall, nall, all_to;
 	uint32_t *stamp;            /* per row: the last node path that counted it */
 	size_t capstamp;
 	struct intern keys;         /* row identity → row index */

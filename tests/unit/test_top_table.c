@@ -201,3 +201,21 @@ Test(top_table, a_row_is_what_is_shown, .init = setup, .fini = teardown)
 	cr_assert_eq(hot, 1);
 	cr_assert_eq(malloc_rows, 1);
 }
+
+Test(top_table, since_the_start_stops_at_the_window_end, .init = setup, .fini = teardown)
+{
+	program();
+	size_t end = prof.nrecs;
+	struct top_query q = all_of(end);
+	top_table_compute(&table, &prof, &q);
+	add(1, 1, "main", 5, 2, js("late", 20, 19), js("main", 3, 1));
+	/* a paused view: the same window again, with records added since */
+	top_table_compute(&table, &prof, &q);
+	cr_assert_eq(table.samples_all, 12, "records after the window's end are not counted yet");
+	for (size_t i = 0; i < table.n; i++)
+		cr_assert_str_neq(intern_get(&strings, prof.frames[table.rows[i].frame].name), "late");
+	q.window_to = prof.nrecs;
+	top_table_compute(&table, &prof, &q);
+	cr_assert_eq(table.samples_all, 17);
+	cr_assert_eq(row("late", 0)->own_all, 5);
+}
