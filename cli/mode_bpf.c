@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "modes.h"
 #include "node_scan.h"
+#include "live_hooks.h"
 #include "../profile/profile.h"
 #include "stop_signals.h"
 #include "summary.h"
@@ -58,6 +59,7 @@ struct bpf_run {
 	uint64_t max_lag_ns;    /* from a sample to its walk (heap reads happen then) */
 	uint64_t start_ns, end_ns;
 	struct u64map tids;     /* distinct (pid, tid) seen */
+	struct live_hooks hooks; /* SIGUSR1, --period, top */
 };
 
 /* Kernel frames (innermost first) in front of the user frames. */
@@ -224,7 +226,8 @@ static void run_loop(struct bpf_run *r)
 {
 	const struct options *o = r->o;
 	uint64_t deadline = o->duration_s > 0 ? r->start_ns + (uint64_t)(o->duration_s * 1e9) : 0;
-	uint64_t last_check = r->start_ns, last_scan = r->start_ns;
+	uint64_t last_check = r->start_ns, last_scan = r->start_ns, last_hook = r->start_ns;
+	uint64_t hook_ns = live_hooks_interval_ns(o);
 	for (;;) {
 		struct pollfd p[2] = {{.fd = bpf_sampler_fd(r->bs), .events = POLLIN},
 				      {.fd = r->stop.fd, .events = POLLIN}};
@@ -235,9 +238,16 @@ static void run_loop(struct bpf_run *r)
 			if (left_ms < (uint64_t)timeout)
 				timeout = (int)left_ms;
 		}
+		if ((uint64_t)timeout > hook_ns / 1000000)
+			timeout = (int)(hook_ns / 1000000);
 		poll(p, 2, timeout);
 		bpf_sampler_consume(r->bs, CONSUME_SLICE_NS);
 		uint64_t now = now_ns();
+		if (now - last_hook >= hook_ns) {
+			if (live_hooks_due(&r->hooks, now))
+				break;
+			last_hook = now;
+		}
 		if (now - last_check >= HOUSEKEEPING_NS) {
 			check_exits(r);
 			last_check = now;
@@ -269,10 +279,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	uint64_t ksamples, lost;
 	bpf_sampler_counters(r->bs, &ksamples, &lost);
 	double secs = (double)(r->end_ns - r->start_ns) / 1e9;
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	double cpu = own_cpu_seconds();
 	unsigned long errors = r->truncated + (unsigned long)lost + r->malformed;
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < r->procs.n; i++)
@@ -393,18 +400,25 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	return false;
 }
 
-static int finish(struct bpf_run *r)
+/* What a profile of this run says about it (periodic_output.h). */
+static void describe_run(void *ctx, const struct options *o, struct profile *prof,
+			 uint64_t start_ns, uint64_t end_ns)
 {
+	struct bpf_run *r = ctx;
 	const struct v8_runtime *rt = NULL;
 	for (size_t i = 0; i < r->procs.n; i++) {
 		struct bpf_proc *p = r->procs.v[i];
 		if (!p->open)
 			continue;
 		rt = rt ? rt : &p->tg.rt;
-		profile_add_modules(&r->prof, p->pid, &p->tg.as);
+		profile_add_modules(prof, p->pid, &p->tg.as);
 	}
-	profile_meta_fill(r->o, rt, r->start_ns, r->end_ns ? r->end_ns : now_ns(), &r->prof.meta);
-	int rc = write_profile(r->o, &r->prof);
+	profile_meta_fill(o, rt, start_ns, end_ns, &prof->meta);
+}
+
+static int finish(struct bpf_run *r)
+{
+	int rc = live_hooks_finish(&r->hooks, r->end_ns ? r->end_ns : now_ns());
 	if (!r->o->quiet)
 		print_bpf_summary(r);
 	if (!r->launching)
@@ -419,6 +433,36 @@ static int finish(struct bpf_run *r)
 		code = p && p->exit_known ? shell_exit_code(p->exit_status) : EXIT_ERROR;
 	}
 	return rc ? rc : code;
+}
+
+/* The header figures of `top`. */
+static void run_status(void *ctx, struct top_status *st)
+{
+	struct bpf_run *r = ctx;
+	uint64_t ksamples, lost;
+	bpf_sampler_counters(r->bs, &ksamples, &lost);
+	*st = (struct top_status){.sampler = "eBPF", .threads = r->tids.len, .samples = r->samples,
+				  .errors = r->truncated + r->malformed, .missed = (unsigned long)lost,
+				  .max_lag_ms = (double)r->max_lag_ns / 1e6};
+}
+
+static void open_top(struct bpf_run *r)
+{
+	const struct options *o = r->o;
+	char title[512];
+	struct strbuf rt;
+	sb_init(&rt);
+	if (r->procs.n == 1 && !o->all_node) {
+		top_view_title_of(r->procs.v[0]->pid, title, sizeof(title));
+		if (r->procs.v[0]->open)
+			v8_runtime_describe(&r->procs.v[0]->tg.rt, &rt);
+	} else {
+		snprintf(title, sizeof(title), "%s (%zu processes)",
+			 o->all_node ? "every node process" : "several processes", r->procs.n);
+	}
+	top_view_open(&r->hooks.tv, o, &r->prof, &r->stop, run_status, r, title, rt.s, r->start_ns);
+	r->hooks.top = true;
+	sb_free(&rt);
 }
 
 /* Launch mode: the child is held before execve until its pid is in the kernel's filter. */
@@ -490,6 +534,9 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	}
 	announce(r);
 	r->start_ns = now_ns();
+	periodic_output_init(&r->hooks.po, o, &r->prof, &r->stop, describe_run, r, r->start_ns);
+	if (o->top)
+		open_top(r);
 	run_loop(r);
 	code = finish(r);
 out:

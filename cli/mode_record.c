@@ -13,6 +13,8 @@
 #include "launch.h"
 #include "launch_trace.h"
 #include "modes.h"
+#include "live_hooks.h"
+#include "../util/clock.h"
 #include "../profile/profile.h"
 #include "session.h"
 #include "stop_signals.h"
@@ -35,15 +37,46 @@ static void announce(const struct options *o, const struct live_session *ss, pid
 	sb_free(&d);
 }
 
-/* Sample an attached (or adopted) session, detach, write the profile. */
-static int sample_and_write(const struct options *o, struct live_session *ss, struct profile *prof)
+/* What a profile of this session says about the run (periodic_output.h). */
+static void describe_session(void *ctx, const struct options *o, struct profile *p,
+			     uint64_t start_ns, uint64_t end_ns)
+{
+	struct live_session *ss = ctx;
+	profile_meta_fill(o, &ss->tg.rt, start_ns, end_ns, &p->meta);
+	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
+}
+
+/* The header figures of `top`. */
+static void session_status(void *ctx, struct top_status *st)
+{
+	const struct live_session *ss = ctx;
+	*st = (struct top_status){.sampler = "ptrace", .threads = ss->tr.threads_seen,
+				  .samples = ss->s.st.samples, .errors = ss->s.st.truncated,
+				  .missed = ss->s.st.missed,
+				  .max_lag_ms = (double)ss->s.st.max_lag_ns / 1e6};
+}
+
+/* Sample an attached (or adopted) session, detach, write the profile (or the last period's);
+ * `top` shows it while it runs. */
+static int sample_and_write(const struct options *o, struct live_session *ss,
+			    struct live_hooks *lh)
 {
 	announce(o, ss, ss->tg.pid);
+	uint64_t start = now_ns();
+	lh->po.period_start_ns = start;
+	if (o->top) {
+		char title[512];
+		struct strbuf rt;
+		sb_init(&rt);
+		v8_runtime_describe(&ss->tg.rt, &rt);
+		top_view_title_of(ss->tg.pid, title, sizeof(title));
+		top_view_open(&lh->tv, o, lh->po.prof, lh->po.sig, session_status, ss, title, rt.s, start);
+		lh->top = true;
+		sb_free(&rt);
+	}
 	sampler_run(&ss->s);
 	session_detach(ss);
-	profile_meta_fill(o, &ss->tg.rt, ss->s.st.start_ns, ss->s.st.end_ns, &prof->meta);
-	profile_add_modules(prof, ss->tg.pid, &ss->tg.as);
-	int rc = write_profile(o, prof);
+	int rc = live_hooks_finish(lh, ss->s.st.end_ns);
 	if (!o->quiet) {
 		print_summary(stderr, &ss->s, &ss->tr);
 		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
@@ -65,6 +98,14 @@ static void sampler_opts_for(const struct options *o, const struct stop_signals 
 				    .stop_ctx = (void *)stop};
 }
 
+/* The loop's hook: SIGUSR1, --period, top (live_hooks.h). */
+static void sampler_hook(const struct options *o, struct sampler_opts *so, struct live_hooks *lh)
+{
+	so->on_interval = live_hooks_due;
+	so->interval_ctx = lh;
+	so->interval_ns = live_hooks_interval_ns(o);
+}
+
 static int record_pid(const struct options *o)
 {
 	struct stop_signals stop;
@@ -73,6 +114,9 @@ static int record_pid(const struct options *o)
 	sampler_opts_for(o, &stop, &so);
 	struct profile prof;
 	struct live_session ss;
+	struct live_hooks lh = {.top = false};
+	periodic_output_init(&lh.po, o, &prof, &stop, describe_session, &ss, 0);
+	sampler_hook(o, &so, &lh);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return EXIT_ERROR;
@@ -81,7 +125,7 @@ static int record_pid(const struct options *o)
 	int rc = EXIT_ERROR;
 	int err = session_try_attach(&ss);
 	if (err == 0) {
-		rc = sample_and_write(o, &ss, &prof);
+		rc = sample_and_write(o, &ss, &lh);
 	} else {
 		struct strbuf why;
 		sb_init(&why);
@@ -123,6 +167,9 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sampler_opts_for(o, stop, &so);
 	struct profile prof;
 	struct live_session ss;
+	struct live_hooks lh = {.top = false};
+	periodic_output_init(&lh.po, &lo, &prof, stop, describe_session, &ss, 0);
+	sampler_hook(o, &so, &lh);
 	struct strbuf why;
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
@@ -135,7 +182,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sb_free(&why);
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	session_adopt(&ss);
-	int rc = sample_and_write(&lo, &ss, &prof);
+	int rc = sample_and_write(&lo, &ss, &lh);
 	/* sampling ended first (--duration): the program runs on; wait for it */
 	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);

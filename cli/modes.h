@@ -30,8 +30,13 @@ int fail_msg(const char *msg);
 FILE *open_output(const struct options *o);
 /* Flush/close it; returns EXIT_OK or EXIT_ERROR (after printing why). */
 int close_output(const struct options *o, FILE *out, int write_rc);
-/* Write the profile in the chosen format to -o or stdout; returns EXIT_OK or EXIT_ERROR. */
+/* Write the profile in the chosen format to -o or stdout (files: temporary name, then rename);
+ * returns EXIT_OK or EXIT_ERROR. */
 int write_profile(const struct options *o, const struct profile *p);
+/* The same with the -o names expanded (output_name.h): --period files. */
+struct output_fields;
+int write_profile_fields(const struct options *o, const struct profile *p,
+			 const struct output_fields *f);
 /* What the run says about itself in the profile: the target, the runtime, the rate, the time. */
 void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uint64_t start_ns,
 		       uint64_t end_ns, struct profile_meta *m);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "exit_codes.h"
+#include "output_name.h"
 #include "version_string.h"
 
 static void usage(FILE *f)
@@ -17,6 +18,7 @@ static void usage(FILE *f)
 		"usage: v8walk --pid PID [-f FORMAT] [options]        sample a running node\n"
 		"       v8walk [options] -- node app.js [args...]      start a program and sample it\n"
 		"       v8walk --all-node [options]                     every node process (eBPF)\n"
+		"       v8walk top --pid PID [--interval SEC]           live view of where time goes\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
 		"       v8walk --core FILE [--exe PATH] [--json]        every thread's stack in a core\n"
 		"\n"
@@ -52,6 +54,16 @@ static void usage(FILE *f)
 		"      --full-names         C++ names with parameter lists\n"
 		"      --no-source-maps     JS frames at their position in the running code, not the\n"
 		"                           original source their sourceMappingURL comment maps to\n"
+		"      --period SEC         one profile per SEC seconds, each in its own -o file: the\n"
+		"                           name may hold %%n (1, 2, …) and strftime fields\n"
+		"                           (prof-%%Y%%m%%dT%%H%%M%%S.pb.gz); files appear by rename\n"
+		"  kill -USR1 <v8walk>      writes the profile so far to -o; sampling goes on\n"
+		"\n"
+		"top (v8walk top ..., or --top): functions by own time, refreshed every --interval\n"
+		"      --interval SEC       refresh period (default 1); keys: 1-4 sort column, t thread,\n"
+		"                           l line (definition/current), n native frames, w window\n"
+		"                           (last interval/since start), space pause, q quit; with\n"
+		"                           stdout not a terminal, one plain table per interval\n"
 		"\n"
 		"sampling:\n"
 		"  -r, --rate HZ            samples per second, jittered (default 99)\n"
@@ -146,6 +158,18 @@ const char *options_conflict(const struct options *o)
 	if (o->thread && !writes_format(o, "cpuprofile"))
 		return "--thread picks the thread of a cpuprofile (--format cpuprofile or -o "
 		       "FILE.cpuprofile)";
+	if (o->period_s > 0 && o->top)
+		return "--period cuts a recorded profile into files; top shows the profile live";
+	if (o->period_s > 0 && !o->output)
+		return "--period writes each period to its own file: give -o NAME with %n or strftime "
+		       "fields";
+	if (o->period_s > 0 && !output_name_has_fields(o->output))
+		return "with --period, -o needs %n or a strftime field (e.g. prof-%n.pb.gz, "
+		       "prof-%Y%m%dT%H%M%S.pb.gz) so that each period has a file of its own";
+	if (o->interval_s > 0 && !o->top)
+		return "--interval is top's refresh period (v8walk top ...)";
+	if (o->top && (one_shot || o->version_info))
+		return "top samples a running process; it goes without --dump, --core and --version-info";
 	if (o->function_lines && o->no_lines)
 		return "--function and --nolineno contradict each other";
 	if (targets == 0)
@@ -171,7 +195,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS };
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -198,6 +222,9 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
 	    {"keep-root", no_argument, NULL, O_KEEPROOT},
+	    {"period", required_argument, NULL, O_PERIOD},
+	    {"top", no_argument, NULL, O_TOP},
+	    {"interval", required_argument, NULL, O_INTERVAL},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -209,6 +236,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
 	*exit_code = EXIT_USAGE;
+	/* `v8walk top ARGS`: the subcommand is argv[0] of what getopt reads */
+	if (argc > 1 && !strcmp(argv[1], "top")) {
+		o->top = true;
+		argc--;
+		argv++;
+	}
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
@@ -285,6 +318,17 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				return false;
 			}
 			break;
+		case O_PERIOD:
+		case O_INTERVAL: {
+			double *v = c == O_PERIOD ? &o->period_s : &o->interval_s;
+			if (!parse_double(optarg, v) || *v < 0.05 || *v > 1e7) {
+				fprintf(stderr, "v8walk: %s needs a number of seconds (at least 0.05), not '%s'\n",
+					c == O_PERIOD ? "--period" : "--interval", optarg);
+				return false;
+			}
+			break;
+		}
+		case O_TOP: o->top = true; break;
 		case O_IDLE: o->idle = true; break;
 		case O_FUNCTION: o->function_lines = true; break;
 		case O_NOLINENO: o->no_lines = true; break;

@@ -42,6 +42,9 @@ struct options {
 	size_t nmore;
 	double rate_hz;
 	double duration_s;       /* 0 = until Ctrl-C */
+	double period_s;         /* --period: one profile per SEC (0 = one for the run) */
+	bool top;                /* `v8walk top` / --top: the live view */
+	double interval_s;       /* --interval: top's refresh (default 1) */
 	bool idle;
 	bool function_lines;     /* --function: aggregate by function definition line */
 	bool no_lines;           /* --nolineno */

@@ -9,6 +9,7 @@
 #include "../util/clock.h"
 
 #include "modes.h"
+#include "output_name.h"
 
 int fail_msg(const char *msg)
 {
@@ -42,19 +43,28 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 	return EXIT_OK;
 }
 
-/* One file (NULL: stdout) in one format. */
+/* One file (NULL: stdout) in one format; a file is written under a temporary name and renamed. */
 static int write_one(const struct options *o, const char *path, const struct profile_writer *w,
 		     const struct profile *p)
 {
-	struct options one = *o;
-	one.output = path;
-	FILE *out = open_output(&one);
-	if (!out)
-		return EXIT_ERROR;
 	struct write_opts wo = {.min_percent = o->min_percent, .thread = o->thread};
 	uint64_t t0 = now_ns();
-	int rc = w->write(p, &wo, out);
-	rc = close_output(&one, out, rc);
+	int rc;
+	if (!path) {
+		rc = w->write(p, &wo, stdout);
+		rc = close_output(o, stdout, rc);
+	} else {
+		struct atomic_file af;
+		if (!atomic_file_open(&af, path)) {
+			fprintf_text(stderr, "v8walk: cannot write %s: %s\n", path, strerror(errno));
+			return EXIT_ERROR;
+		}
+		rc = w->write(p, &wo, af.f);
+		if (atomic_file_close(&af, rc == 0) != 0) {
+			fprintf_text(stderr, "v8walk: writing %s failed: %s\n", path, strerror(errno));
+			rc = EXIT_ERROR;
+		}
+	}
 	if (getenv("V8WALK_WRITE_TIMES"))
 		fprintf_text(stderr, "v8walk: wrote %s (%s) in %.1f ms; %zu bytes per sample in memory\n",
 			path ? path : "stdout", w->name, (double)(now_ns() - t0) / 1e6,
@@ -62,12 +72,32 @@ static int write_one(const struct options *o, const char *path, const struct pro
 	return rc;
 }
 
+/* A -o name, expanded with the period's fields (--period), or as given. */
+static int write_named(const struct options *o, const char *tmpl, const struct profile_writer *w,
+		       const struct profile *p, const struct output_fields *f)
+{
+	if (!tmpl || !f)
+		return write_one(o, tmpl, w, p);
+	char path[4096];
+	if (!output_name_expand(tmpl, f, path, sizeof(path))) {
+		fprintf(stderr, "v8walk: -o %s expands to an empty or too long file name\n", tmpl);
+		return 1;
+	}
+	return write_one(o, path, w, p);
+}
+
+int write_profile_fields(const struct options *o, const struct profile *p,
+			 const struct output_fields *f)
+{
+	int rc = write_named(o, o->output, o->writer, p, f);
+	for (size_t i = 0; i < o->nmore; i++)
+		rc |= write_named(o, o->more_outputs[i], o->more_writers[i], p, f);
+	return rc;
+}
+
 int write_profile(const struct options *o, const struct profile *p)
 {
-	int rc = write_one(o, o->output, o->writer, p);
-	for (size_t i = 0; i < o->nmore; i++)
-		rc |= write_one(o, o->more_outputs[i], o->more_writers[i], p);
-	return rc;
+	return write_profile_fields(o, p, NULL);
 }
 
 void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uint64_t start_ns,

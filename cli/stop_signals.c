@@ -12,11 +12,14 @@ int stop_signals_init(struct stop_signals *s, pid_t child)
 	s->child = child;
 	s->last = 0;
 	s->forwarded = 0;
+	s->usr1 = s->winch = 0;
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGWINCH);
 	if (child)
 		sigaddset(&set, SIGQUIT);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
@@ -37,6 +40,10 @@ bool stop_signals_check(struct stop_signals *s)
 	bool stop = false;
 	struct signalfd_siginfo si;
 	while (s->fd >= 0 && read(s->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGWINCH) {
+			*(si.ssi_signo == SIGUSR1 ? &s->usr1 : &s->winch) += 1;
+			continue;
+		}
 		s->last = (int)si.ssi_signo;
 		if (!s->child) {
 			stop = true;

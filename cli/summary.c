@@ -21,14 +21,19 @@ uint64_t quantile_u64(uint64_t *v, size_t n, double q)
 	return v[i < n ? i : n - 1];
 }
 
+double own_cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 {
 	const struct sampler_stats *st = &s->st;
 	double secs = (double)(st->end_ns - st->start_ns) / 1e9;
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-		     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	double cpu = own_cpu_seconds();
 	uint64_t *p = malloc((st->npause ? st->npause : 1) * sizeof(*p));
 	for (size_t i = 0; i < st->npause; i++)
 		p[i] = st->pause_ns[i];

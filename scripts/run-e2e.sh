@@ -8,7 +8,9 @@
 # sampler run in its pass only, and the files that never sample (cores, --version-info, --dump)
 # run in the ptrace pass only. The harness itself runs on the machine's node. The output formats
 # are read in headless chromium on the first node of the run only (V8WALK_BROWSER_TESTS: what
-# the browser reads does not depend on the node line, and chromium is slow to start).
+# the browser reads does not depend on the node line, and chromium is slow to start); likewise
+# `top` in a terminal and the SIGUSR1/--period files (V8WALK_TERMINAL_TESTS: the terminal and the
+# files' cutting do not depend on it either).
 set -eu
 cd "$(dirname "$0")/.."
 : "${V8WALK:=$PWD/build/v8walk}"
@@ -36,7 +38,8 @@ run_suite() { # label node-binary libdir order
 		echo "=== end-to-end suite on $1: $2, $mode mode"
 		# shellcheck disable=SC2046
 		if V8WALK_MODE=$mode NODE_UNDER_TEST=$2 NODE_UNDER_TEST_LIBDIR=$3 MATRIX_RESULT=$result \
-			MATRIX_LABEL=$1 V8WALK_BROWSER_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) node --test --test-concurrency=1 \
+			MATRIX_LABEL=$1 V8WALK_BROWSER_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) \
+			V8WALK_TERMINAL_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) node --test --test-concurrency=1 \
 			--test-reporter=tap --test-reporter-destination=stdout \
 			--test-reporter=./tests/e2e/matrix-reporter.js --test-reporter-destination=/dev/null \
 			$(files_for "$mode"); then

@@ -340,8 +340,11 @@ void sampler_run(struct sampler *s)
 	uint64_t next = start;
 	uint64_t last_scan = start;
 	s->st.start_ns = start;
+	bool hook = s->opts.on_interval && s->opts.interval_ns;
+	uint64_t next_hook = start + s->opts.interval_ns;
 	for (;;) {
-		wait_until(s, deadline && deadline < next ? deadline : next);
+		uint64_t wake = deadline && deadline < next ? deadline : next;
+		wait_until(s, hook && next_hook < wake ? next_hook : wake);
 		uint64_t now = now_ns();
 		if (stop_requested(s))
 			break;
@@ -352,6 +355,11 @@ void sampler_run(struct sampler *s)
 		}
 		if (deadline && now >= deadline)
 			break;
+		if (hook && now >= next_hook) {
+			if (s->opts.on_interval(s->opts.interval_ctx, now))
+				break;
+			next_hook = now + s->opts.interval_ns;
+		}
 		if (now < next)
 			continue;
 		if (now - last_scan > THREAD_SCAN_NS) {

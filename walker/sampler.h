@@ -31,6 +31,11 @@ struct sampler_opts {
 	/* when stop_fd is readable: should the run end? (NULL: yes) */
 	bool (*should_stop)(void *ctx);
 	void *stop_ctx;
+	/* called from the loop every interval_ns (when set; between ticks, after the samples taken
+	 * so far reached the sink): writes the profile so far, refreshes `top`…; true ends the run */
+	bool (*on_interval)(void *ctx, uint64_t now_ns);
+	void *interval_ctx;
+	uint64_t interval_ns;
 };
 
 struct sampler_stats {

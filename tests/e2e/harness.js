@@ -32,6 +32,13 @@ function modeTest(mode, name, ...rest) {
   if (mode === MODE) require('node:test')(mode === 'bpf' ? `[bpf] ${name}` : name, ...rest);
 }
 
+// A test whose proof does not depend on the node line (a terminal, files cut by time): registered
+// on the first node of a matrix run only (scripts/run-e2e.sh sets V8WALK_TERMINAL_TESTS=0 for the
+// others), and always when one node is tested.
+function firstNodeTest(...args) {
+  if (process.env.V8WALK_TERMINAL_TESTS !== '0') require('node:test')(...args);
+}
+
 // The node under test's version ("v20.20.2"), asked once.
 let nodeVersionText;
 function nodeVersion() {
@@ -258,7 +265,7 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, nodeVersion, startFixture,
+  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, firstNodeTest, nodeVersion, startFixture,
   startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };
