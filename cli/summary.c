@@ -34,12 +34,8 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 	const struct sampler_stats *st = &s->st;
 	double secs = (double)(st->end_ns - st->start_ns) / 1e9;
 	double cpu = own_cpu_seconds();
-	uint64_t *p = malloc((st->npause ? st->npause : 1) * sizeof(*p));
-	for (size_t i = 0; i < st->npause; i++)
-		p[i] = st->pause_ns[i];
-	uint64_t med = quantile_u64(p, st->npause, 0.5), p99 = quantile_u64(p, st->npause, 0.99);
-	uint64_t max = st->npause ? p[st->npause - 1] : 0; /* sorted by quantile_u64 */
-	free(p);
+	uint64_t med = histogram_quantile(&st->pauses, 0.5), p99 = histogram_quantile(&st->pauses, 0.99);
+	uint64_t max = st->pauses.max_ns;
 	unsigned long errors = st->truncated + st->missed;
 	double total = (double)(st->samples + st->missed);
 	fprintf_text(out,
@@ -52,7 +48,7 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 		total > 0 ? 100.0 * (double)errors / total : 0.0, st->truncated, st->missed,
 		(double)med / 1e3, (double)p99 / 1e3, (double)max / 1e3,
 		st->samples ? (double)s->live.reads / (double)st->samples : 0.0,
-		st->npause ? (double)st->stop_reads / (double)st->npause : 0.0, (double)st->max_lag_ns / 1e6,
+		st->pauses.n ? (double)st->stop_reads / (double)st->pauses.n : 0.0, (double)st->max_lag_ns / 1e6,
 		secs > 0 ? 100.0 * cpu / secs : 0.0);
 	if (st->unvalidated)
 		fprintf(out, "v8walk: %lu samples had JS frames that a GC moved before they were named "

@@ -75,7 +75,6 @@ void sampler_free(struct sampler *s)
 	rt_sched_normal(&s->rt);
 	capture_pool_free(&s->captures);
 	memsrc_live_close(&s->live);
-	free(s->st.pause_ns);
 	free(s->tinfo);
 	thread_labels_free(&s->labels);
 }
@@ -163,8 +162,7 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	/* the tracer resumes the thread right after we return */
 	c->held_ns = now_ns() - t0;
 	s->st.stop_reads += s->live.reads - reads;
-	XGROW(s->st.pause_ns, s->st.cappause, s->st.npause + 1);
-	s->st.pause_ns[s->st.npause++] = c->held_ns;
+	histogram_add(&s->st.pauses, c->held_ns);
 }
 
 /* A GC moved what the frames were named from: they are not guessed. */

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "../profile/sample.h"
+#include "../util/histogram.h"
 #include "../util/intern.h"
 #include "frame.h"
 #include "maps_refresh.h"
@@ -42,8 +43,7 @@ struct sampler_stats {
 	unsigned long ticks, samples, empty, truncated, no_js, behind;
 	unsigned long missed; /* a thread was due but its previous stop had not arrived yet */
 	uint64_t start_ns, end_ns;
-	uint64_t *pause_ns; /* per sample: time the thread was held stopped */
-	size_t npause, cappause;
+	struct histogram pauses; /* how long each thread was held stopped */
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
