@@ -171,7 +171,11 @@ h.modeTest('ptrace', 'on-CPU by default; --idle also samples sleeping threads (w
   const wallMain = mainSamples(wallStacks);
   // the main thread only waits for its workers: rarely on CPU, but always there in wall-clock mode
   assert.ok(idleMain < 20, `main thread on CPU in ${idleMain} samples`);
-  assert.ok(wallMain > 99, `main thread in ${wallMain} wall-clock samples`);
+  // in wall-clock mode the sleeping main thread is in (nearly) every tick v8walk made; how many
+  // ticks a loaded machine (or a sanitizer build) lets it make is its own business
+  const ticks = Number((/over (\d+) ticks/.exec(wall.stderr) || [])[1]);
+  assert.ok(ticks >= 40, `ticks in 2 s: ${ticks}\n${wall.stderr}`);
+  assert.ok(wallMain >= 0.8 * ticks, `main thread in ${wallMain} wall-clock samples of ${ticks} ticks`);
   assert.ok(wallStacks.some((s) => s.frames[1] === `main (${fx.pid})` && /epoll/.test(s.frames[s.frames.length - 1])),
     'the idle main thread waits in epoll');
   assert.ok(await fx.ping(), fx.describe());
