@@ -57,5 +57,6 @@ static int cmp_thread(const void *a, const void *b, void *ctx)
 
 void process_dump_sort(struct process_dump *d)
 {
-	qsort_r(d->threads, d->nthreads, sizeof(*d->threads), cmp_thread, &d->pid);
+	if (d->nthreads > 1)
+		qsort_r(d->threads, d->nthreads, sizeof(*d->threads), cmp_thread, &d->pid);
 }

@@ -168,5 +168,6 @@ void top_table_compute(struct top_table *t, const struct profile *p, const struc
 			count_path(t, p, nd, t->window_self[nd], self_all, q, ++path_id);
 	}
 	enum top_sort by = q->sort;
-	qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &by);
+	if (t->n > 1)
+		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &by);
 }

@@ -149,7 +149,8 @@ static void position_ticks(struct cpprof *c, uint32_t id, size_t *t, FILE *out)
 
 static void write_nodes(struct cpprof *c, FILE *out)
 {
-	qsort(c->ticks, c->nticks, sizeof(*c->ticks), cmp_tick);
+	if (c->nticks > 1) /* (qsort on NULL is undefined even for 0 elements) */
+		qsort(c->ticks, c->nticks, sizeof(*c->ticks), cmp_tick);
 	size_t t = 0;
 	fputs("{\"nodes\":[", out);
 	for (uint32_t id = 1; id < c->n; id++) {

@@ -135,7 +135,8 @@ static void draw(struct svg *s, uint32_t node, const char *name, uint64_t start,
 		profile_node_text(p, k, false, &s->text);
 		kids[n++] = (struct kid){k, xstrdup(s->text.s)};
 	}
-	qsort(kids, n, sizeof(*kids), cmp_kid);
+	if (n > 1)
+		qsort(kids, n, sizeof(*kids), cmp_kid);
 	uint64_t at = start;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t width = p->nodes[kids[i].node].total;

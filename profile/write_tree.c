@@ -58,7 +58,8 @@ static void children(struct tree_ctx *c, uint32_t parent, int depth)
 	n = 0;
 	for (uint32_t k = p->nodes[parent].first_child; k; k = p->nodes[k].next_sibling)
 		kids[n++] = k;
-	qsort_r(kids, n, sizeof(*kids), cmp_total, (void *)p);
+	if (n > 1)
+		qsort_r(kids, n, sizeof(*kids), cmp_total, (void *)p);
 	uint64_t folded = 0;
 	size_t nfolded = 0;
 	for (size_t k = 0; k < n; k++) {
