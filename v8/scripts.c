@@ -230,7 +230,17 @@ bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_
 		    from_line_ends(s, h, le)) {
 			s->lines_ok = true;
 			s->from_line_ends = true;
-		} else if (s->scan_tries < 3 && s->source_ptr) {
+		} else {
+			/* the source a failed scan read may have moved (a GC) or been set since: read the
+			 * field again, and a new source gets its own tries */
+			uint64_t src = s->source_ptr;
+			if (v8_has(L, L_SCRIPT_SOURCE) && v8_field(h, s->addr, L->v[L_SCRIPT_SOURCE], &src) &&
+			    src != s->source_ptr) {
+				s->source_ptr = src;
+				s->scan_tries = 0;
+			}
+		}
+		if (!s->lines_ok && s->scan_tries < 3 && s->source_ptr) {
 			s->scan_tries++;
 			if (from_source(s, h, s->source_ptr)) {
 				s->lines_ok = true;
