@@ -208,10 +208,19 @@ test('top batch (stdout not a terminal): the whole run\'s table agrees with the 
   const table = rows(last);
   assert.ok(table.length > 5, last);
   for (const row of table) {
-    assert.ok(row.fn in total, `a function of the profile: ${row.fn}`);
-    assert.ok(Math.abs(row.own - (100 * (own[row.fn] || 0)) / all) <= 0.006, `%Own of ${row.fn}: ${row.own} vs ${(100 * (own[row.fn] || 0)) / all}`);
-    assert.ok(Math.abs(row.total - (100 * total[row.fn]) / all) <= 0.006, `%Total of ${row.fn}`);
-    assert.ok(Math.abs(row.ownTime - (own[row.fn] || 0) / rate) <= 0.006, `OwnTime of ${row.fn}`);
+    // a long C++ name may be cut in the table's column: then it is the start of exactly one
+    const starts = Object.keys(total).filter((k) => k.startsWith(row.fn));
+    assert.ok(row.fn in total || starts.length > 0, `a function of the profile: ${row.fn}`);
+    if (!(row.fn in total) && starts.length > 1) {
+      // cut where several template instances share the start: bounded by them together
+      const sum = starts.reduce((a, k) => a + total[k], 0);
+      assert.ok(row.total <= (100 * sum) / all + 0.006, `%Total of ${row.fn}… within its ${starts.length} candidates`);
+      continue;
+    }
+    const fn = row.fn in total ? row.fn : starts[0];
+    assert.ok(Math.abs(row.own - (100 * (own[fn] || 0)) / all) <= 0.006, `%Own of ${fn}: ${row.own} vs ${(100 * (own[fn] || 0)) / all}`);
+    assert.ok(Math.abs(row.total - (100 * total[fn]) / all) <= 0.006, `%Total of ${fn}`);
+    assert.ok(Math.abs(row.ownTime - (own[fn] || 0) / rate) <= 0.006, `OwnTime of ${fn}`);
   }
   assert.match(table[0].fn, /^leaf /, 'leaf is the hot function');
 });
