@@ -232,11 +232,15 @@ browserTest('speedscope imports the speedscope JSON and the .cpuprofile: the hot
       // a sample weighs the time until the next one, or since the previous one (the two ways a
       // reader may take timeDeltas; with jittered intervals they differ by sampling noise)
       const prof = JSON.parse(fs.readFileSync(file, 'utf8'));
+      // (and speedscope may leave V8's pseudo-frames — "(idle)", "(program)", "(garbage
+      // collector)" — out of the whole)
       const leafIds = new Set(prof.nodes.filter((n) => n.callFrame.functionName === 'leaf').map((n) => n.id));
-      shares = [1, 0].map((shift) => {
+      const pseudoIds = new Set(prof.nodes.filter((n) => /^\(.*\)$/.test(n.callFrame.functionName) && !n.callFrame.url).map((n) => n.id));
+      shares = [[1, false], [0, false], [1, true], [0, true]].map(([shift, noPseudo]) => {
         let all = 0, leaf = 0;
         prof.samples.forEach((id, i) => {
           const w = prof.timeDeltas[i + shift] ?? 0;
+          if (noPseudo && pseudoIds.has(id)) return;
           all += w;
           if (leafIds.has(id)) leaf += w;
         });
