@@ -2,24 +2,8 @@
 #include "../util/text_escape.h"
 #include "summary.h"
 
-#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-uint64_t quantile_u64(uint64_t *v, size_t n, double q)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	size_t i = (size_t)(q * (double)(n - 1) + 0.5);
-	return v[i < n ? i : n - 1];
-}
 
 double own_cpu_seconds(void)
 {

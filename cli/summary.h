@@ -20,7 +20,5 @@ void print_limits(FILE *out, pid_t pid, const struct perfmap *pm, const struct s
 		  const struct intern *strings);
 /* v8walk's own CPU time so far (user + system), in seconds. */
 double own_cpu_seconds(void);
-/* The q-quantile (0..1) of n values (sorted in place). */
-uint64_t quantile_u64(uint64_t *v, size_t n, double q);
 
 #endif
