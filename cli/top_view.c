@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../profile/frame_text.h"
 #include "../util/clock.h"
 #include "../util/utf8.h"
 #include "summary.h"
@@ -122,12 +121,10 @@ static void header(struct top_view *tv, int cols, const char *thread_label)
 /* The table of the last computation, at most max_rows rows. */
 static void table(struct top_view *tv, int cols, int max_rows)
 {
-	const struct profile *p = tv->prof;
 	const struct top_table *t = &tv->table;
 	double rate = tv->o->rate_hz > 0 ? tv->o->rate_hz : 99;
-	struct strbuf l, fn;
+	struct strbuf l;
 	sb_init(&l);
-	sb_init(&fn);
 	sb_printf(&l, "%7s %7s %9s %9s  %s%s", "%Own", "%Total", "OwnTime", "TotalTime",
 		  tv->q.by_process ? "Process  " : "", "Function (file:line)");
 	put_line(tv, l.s, cols);
@@ -136,22 +133,16 @@ static void table(struct top_view *tv, int cols, int max_rows)
 		if (!r->own_all && !r->total_all)
 			break;
 		sb_reset(&l);
-		sb_reset(&fn);
-		struct frame f = p->frames[r->frame];
-		if (tv->q.def_lines && frame_is_js(&f))
-			f.line = f.def_line;
-		frame_text(p->strings, &f, false, &fn);
 		double den = t->samples ? (double)t->samples : 1;
 		sb_printf(&l, "%7.2f %7.2f %8.2fs %8.2fs  ", 100.0 * (double)r->own / den,
 			  100.0 * (double)r->total / den, (double)r->own_all / rate,
 			  (double)r->total_all / rate);
 		if (tv->q.by_process)
 			sb_printf(&l, "%-8d ", (int)r->pid);
-		sb_add(&l, fn.s);
+		sb_add(&l, top_row_text(t, r));
 		put_line(tv, l.s, cols);
 	}
 	sb_free(&l);
-	sb_free(&fn);
 }
 
 /* Recompute the rows and draw them (the window as the last refresh left it). */

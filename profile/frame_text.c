@@ -33,7 +33,7 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 
 const char *frame_function_name(const struct intern *strings, const struct frame *f)
 {
-	const char *n = intern_get(strings, f->name);
+	const char *n = intern_get(strings, frame_own_name(f));
 	return *n ? n : "(anonymous)";
 }
 
@@ -41,6 +41,9 @@ void frame_function_key(const struct frame *f, struct strbuf *key)
 {
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
 	sb_reset(key);
-	sb_printf(key, "%u|%u|%u|%d", js ? FK_JS : f->kind, f->name,
-		  js || f->kind == FK_NATIVE ? f->file : 0, js ? f->def_line : 0);
+	if (js && f->def_line > 0) /* the script and the start position: the function itself */
+		sb_printf(key, "%u|%u|%d|%d", FK_JS, f->file, f->def_line, f->def_col);
+	else
+		sb_printf(key, "%u|%u|%u", js ? FK_JS : f->kind, frame_own_name(f),
+			  js || f->kind == FK_NATIVE ? f->file : 0);
 }

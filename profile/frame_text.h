@@ -17,12 +17,15 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
  * safety). */
 void append_sanitized(struct strbuf *out, const char *s, size_t len);
 
-/* The name a frame's function is shown by in the formats that have functions ("(anonymous)"
- * for an empty one). */
+/* The name a frame's function is shown by in the formats that have functions: a JS function's
+ * own name (walker/frame.h frame_own_name), not the call-site name; "(anonymous)" for an empty
+ * one. */
 const char *frame_function_name(const struct intern *strings, const struct frame *f);
 /* The identity of a frame's function (a function is one frame in speedscope, one node per call
- * path in cpuprofile, one Function in pprof): kind, name, file and definition line of JS,
- * kind, name and module of the rest. */
+ * path in cpuprofile, one Function in pprof): a JS function's script and start position (line
+ * and column: one function called on several receivers is one function; minified code puts
+ * many functions on a line), or its name and script when the position is unknown; kind, name
+ * and module of the rest. */
 void frame_function_key(const struct frame *f, struct strbuf *key);
 
 #endif

@@ -54,8 +54,7 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 		 * source map gave the name of the original function */
 		key.line = f->def_line;
 		key.col = f->def_col;
-		if (f->fn_name && !f->gen_file)
-			key.name = f->fn_name;
+		key.name = frame_own_name(f);
 	} else if (p->lines == LINES_NONE) {
 		key.line = key.col = key.def_line = 0;
 	} else {

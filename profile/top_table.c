@@ -35,8 +35,10 @@ static uint32_t text_of(struct top_table *t, const struct profile *p, uint32_t f
 	if (t->frame_text[frame] != UINT32_MAX)
 		return t->frame_text[frame];
 	struct frame f = p->frames[frame];
-	if (q->def_lines && frame_is_js(&f))
+	if (q->def_lines && frame_is_js(&f)) { /* the function, whatever its receiver */
 		f.line = f.def_line;
+		f.name = frame_own_name(&f);
+	}
 	struct strbuf text;
 	sb_init(&text);
 	frame_text(p->strings, &f, false, &text);
@@ -51,14 +53,15 @@ static uint32_t row_of(struct top_table *t, const struct profile *p, uint32_t no
 {
 	const struct pnode *nd = &p->nodes[node];
 	pid_t pid = q->by_process ? p->threads[nd->owner].pid : 0;
+	uint32_t text = text_of(t, p, nd->frame, q);
 	char key[48];
-	int n = snprintf(key, sizeof(key), "%u|%d", text_of(t, p, nd->frame, q), (int)pid);
+	int n = snprintf(key, sizeof(key), "%u|%d", text, (int)pid);
 	size_t before = t->keys.n;
 	uint32_t r = intern_n(&t->keys, key, (size_t)n);
 	if (t->keys.n != before) {
 		XGROW(t->rows, t->cap, r + 1);
 		XGROW(t->stamp, t->capstamp, r + 1);
-		t->rows[r] = (struct top_row){.frame = nd->frame, .pid = pid};
+		t->rows[r] = (struct top_row){.frame = nd->frame, .text = text, .pid = pid};
 		t->stamp[r] = 0;
 		t->n = r + 1;
 	}
@@ -170,4 +173,9 @@ void top_table_compute(struct top_table *t, const struct profile *p, const struc
 	enum top_sort by = q->sort;
 	if (t->n > 1)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &by);
+}
+
+const char *top_row_text(const struct top_table *t, const struct top_row *r)
+{
+	return intern_get(&t->texts, r->text);
 }

@@ -30,6 +30,7 @@ struct top_query {
 
 struct top_row {
 	uint32_t frame;             /* the frame (profile.frames) that stands for the row */
+	uint32_t text;              /* what the row shows (top_row_text) */
 	pid_t pid;                  /* by_process: the process; else 0 */
 	uint64_t own, total;        /* samples in the window */
 	uint64_t own_all, total_all; /* samples since the start */
@@ -58,5 +59,8 @@ void top_table_init(struct top_table *t);
 void top_table_free(struct top_table *t);
 /* Recompute the rows for the query (the records of the window must exist in p). */
 void top_table_compute(struct top_table *t, const struct profile *p, const struct top_query *q);
+/* What a row of the latest top_table_compute shows: its frame's text (a JS function by its own
+ * name at its definition line with def_lines). */
+const char *top_row_text(const struct top_table *t, const struct top_row *r);
 
 #endif

@@ -43,4 +43,13 @@ struct frame {
 	int32_t gen_line, gen_col;
 };
 
+/* The name of a JS frame's function itself (interned): its own name, as V8's profiler shows it
+ * (`measure`, whatever the receiver), unless a source map named the original function; other
+ * frames: their name. */
+static inline uint32_t frame_own_name(const struct frame *f)
+{
+	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	return js && f->fn_name && !f->gen_file ? f->fn_name : f->name;
+}
+
 #endif

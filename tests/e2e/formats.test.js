@@ -16,11 +16,29 @@ const c = require('./consumers');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-formats-'));
 const FORMATS = { folded: 'folded', pprof: 'pb.gz', cpuprofile: 'cpuprofile', speedscope: 'speedscope.json', svg: 'svg', tree: 'txt' };
 
-// the function a folded frame belongs to, by name, as the other formats name functions
+// A JS function's name as both sides can be compared by: folded keeps V8's call-site name
+// (`[new ][Type.]name[ [as alias]]`: `Immediate.spin`, `Function.executeUserEntryPoint [as
+// runMain]`), the other formats the function's own name (`spin`; an inferred one may hold dots:
+// `Module._compile`), so both are cut to what follows the last dot. Native names pass unchanged.
+function fnKey(name) {
+  if (/::|\(/.test(name) && !/^(\(anonymous\)|<anonymous>)$/.test(name)) return name;
+  const n = name.replace(/^new /, '').replace(/ \[as [^\]]*\]$/, '');
+  const last = n.slice(n.lastIndexOf('.') + 1);
+  return !last || last === '<anonymous>' ? '(anonymous)' : last;
+}
+
+// the function a folded frame belongs to, by name, as the other formats name functions (cut by
+// fnKey: applied to every name on both sides)
 function functionName(frame) {
   const js = h.parseJsFrame(frame);
-  if (js) return js.name || '(anonymous)';
-  return frame.replace(/_\[k\]$/, '');
+  return fnKey(js ? js.name || '(anonymous)' : frame.replace(/_\[k\]$/, ''));
+}
+
+// a writer's per-name figures with JS names cut as fnKey cuts them
+function byFnKey(byName, add) {
+  const out = {};
+  for (const [name, v] of Object.entries(byName)) out[fnKey(name)] = out[fnKey(name)] ? add(out[fnKey(name)], v) : v;
+  return out;
 }
 
 // folded stacks → per thread label and per function: samples where it is the leaf (self) and
@@ -99,6 +117,7 @@ test('pprof: go tool pprof reads it; functions, inlined lines and totals agree w
   assert.ok(folded.all >= 30, `samples: ${folded.all}`);
   const top = c.pprofTop(files.pprof);
   assert.strictEqual(top.total, folded.all, 'total samples');
+  top.byName = byFnKey(top.byName, (a, b) => ({ flat: a.flat + b.flat, cum: a.cum + b.cum }));
   const flat = byShortName(Object.fromEntries(Object.entries(top.byName).map(([k, v]) => [k, v.flat])));
   // (V8's typed frames, `<InternalFrame>`, are left to the totals: their one-sample leaves did not
   // always show under that name in go tool pprof's listing — not understood yet)
@@ -143,9 +162,13 @@ test('cpuprofile: the main thread as V8 writes it, totals agree with folded', as
   const ids = new Set(prof.nodes.map((n) => n.id));
   assert.ok(prof.samples.every((id) => ids.has(id)));
   const selfByName = {};
-  for (const n of prof.nodes) selfByName[n.callFrame.functionName || '(anonymous)'] = (selfByName[n.callFrame.functionName || '(anonymous)'] || 0) + n.hitCount;
+  for (const n of prof.nodes) {
+    const raw = n.callFrame.functionName || '(anonymous)';
+    const name = n.callFrame.url ? fnKey(raw) : raw;
+    selfByName[name] = (selfByName[name] || 0) + n.hitCount;
+  }
   // JS functions exactly; the rest may be (idle) or (garbage collector), as V8 shows them
-  const jsNames = new Set(stacks.flatMap((s) => s.frames.map(h.parseJsFrame).filter(Boolean).map((j) => j.name || '(anonymous)')));
+  const jsNames = new Set(stacks.flatMap((s) => s.frames.map(h.parseJsFrame).filter(Boolean).map((j) => fnKey(j.name || '(anonymous)'))));
   let otherFolded = 0, otherProfile = 0;
   for (const [name, n] of Object.entries(main.self)) {
     if (jsNames.has(name)) assert.strictEqual(selfByName[name], n, `self samples of ${name}`);
@@ -178,7 +201,7 @@ test('speedscope JSON: one sampled profile per thread in time order, totals agre
     assert.strictEqual(p.samples.length, folded.threads[p.name], `samples of ${p.name}`);
     assert.strictEqual(p.weights.length, p.samples.length);
     for (const s of p.samples) if (s.length) {
-      const name = doc.shared.frames[s[s.length - 1]].name;
+      const name = fnKey(doc.shared.frames[s[s.length - 1]].name);
       self[name] = (self[name] || 0) + 1;
     }
   }

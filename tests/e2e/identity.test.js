@@ -1,10 +1,15 @@
 // identity.test.js — with --function, a JavaScript function is one frame whatever receiver it was
 // called on (its script and start position say which function it is); without it, frames keep
-// V8's call-site names (`Widget.measure`, `Gadget.measure`).
+// V8's call-site names (`Widget.measure`, `Gadget.measure`) in folded and text output, while the
+// formats that have functions (cpuprofile, speedscope, pprof) show the function once.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const h = require('./harness');
+const c = require('./consumers');
 
 function leafNames(stacks) {
   const names = new Map();
@@ -28,4 +33,49 @@ test('--function: one function called on two receiver types is one frame', async
   assert.strictEqual(byFunction.code, 0, byFunction.stderr);
   const fns = leafNames(h.parseFolded(byFunction.stdout));
   assert.deepStrictEqual([...fns.keys()], [`measure:${fx.ready.line}`], 'one frame for the function');
+});
+
+// Without --function, folded keeps the call-site names, but the formats that have functions
+// (cpuprofile, speedscope, pprof) key a function by its script and start position and show its
+// own name, as V8's --cpu-prof does: `measure` once, never `Widget.measure` beside `Gadget.measure`.
+test('cpuprofile, speedscope, pprof: one function called on two receiver types is one function', async (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-identity-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const fx = await h.startFixture('receivers.js');
+  t.after(() => fx.stop());
+  const out = { folded: 'p.folded', cpuprofile: 'p.cpuprofile', speedscope: 'p.speedscope.json', pprof: 'p.pb.gz' };
+  const args = ['--pid', String(fx.pid), '--duration', '2', '-q'];
+  for (const [k, f] of Object.entries(out)) args.push('-o', (out[k] = path.join(tmp, f)));
+  const r = await h.runV8walk(args);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(fs.readFileSync(out.folded, 'utf8'));
+  const bySite = leafNames(stacks);
+  const sites = new Set([...bySite.keys()].map((k) => k.split(':')[0]));
+  assert.ok(sites.has('Widget.measure') && sites.has('Gadget.measure'), `call-site names in folded: ${[...sites]}`);
+  // samples whose innermost frame is measure, under either name
+  const leafMeasure = stacks.filter((s) => /measure$/.test(h.parseJsFrame(s.frames[s.frames.length - 1])?.name || ''))
+    .reduce((a, s) => a + s.count, 0);
+  // cpuprofile: the main thread; every `measure` node is the function at its definition, and no
+  // two of them share a parent (one node per call path of functions)
+  const prof = JSON.parse(fs.readFileSync(out.cpuprofile, 'utf8'));
+  const nodes = prof.nodes.filter((n) => /measure/.test(n.callFrame.functionName));
+  assert.ok(nodes.length > 0, 'measure in the cpuprofile');
+  for (const n of nodes) {
+    assert.strictEqual(n.callFrame.functionName, 'measure', 'the function\'s own name');
+    assert.strictEqual(n.callFrame.url, fx.ready.file);
+    assert.strictEqual(n.callFrame.lineNumber, fx.ready.line - 1, '0-based definition line');
+  }
+  const parents = prof.nodes.filter((p) => (p.children || []).some((id) => nodes.some((n) => n.id === id)));
+  for (const p of parents)
+    assert.strictEqual(p.children.filter((id) => nodes.some((n) => n.id === id)).length, 1, 'one measure node per call path');
+  assert.strictEqual(nodes.reduce((a, n) => a + n.hitCount, 0), leafMeasure, 'its hits are the samples folded ends in either call-site name');
+  // speedscope: one frame
+  const doc = JSON.parse(fs.readFileSync(out.speedscope, 'utf8'));
+  const frames = doc.shared.frames.filter((f) => /measure/.test(f.name));
+  assert.deepStrictEqual(frames.map((f) => [f.name, f.file, f.line]), [['measure', fx.ready.file, fx.ready.line]], 'one speedscope frame');
+  // pprof, as go tool pprof lists it: one function, with the samples of both call-site names
+  const top = c.pprofTop(out.pprof);
+  const names = Object.keys(top.byName).filter((n) => /measure/.test(n));
+  assert.deepStrictEqual(names, ['measure'], 'one pprof function');
+  assert.strictEqual(top.byName.measure.flat, leafMeasure, 'its flat samples');
 });
