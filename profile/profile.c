@@ -45,7 +45,7 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 	key.is_return = false;
 	key.tier = 0;
 	if (!js) {
-		key.line = key.col = key.def_line = 0;
+		key.line = key.col = key.def_line = key.start_line = key.start_col = 0;
 		if (f->kind == FK_NATIVE)
 			key.file = 0;
 	} else if (p->lines == LINES_FUNCTION) {
@@ -56,7 +56,7 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 		key.col = f->def_col;
 		key.name = frame_own_name(f);
 	} else if (p->lines == LINES_NONE) {
-		key.line = key.col = key.def_line = 0;
+		key.line = key.col = key.def_line = key.start_line = key.start_col = 0;
 	} else {
 		key.col = 0;
 	}

@@ -151,13 +151,19 @@ static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_
 		f->script = f->script_field;
 		f->file_id = s->name_id;
 	}
-	f->def_line = f->def_col = 0;
+	f->def_line = f->def_col = f->start_line = f->start_col = 0;
 	if (s && f->start_pos >= 0) {
 		/* the definition is the `function` token when V8 recorded its distance */
 		int64_t pos = f->start_pos;
 		if (f->token_offset > 0 && f->token_offset <= pos)
 			pos -= f->token_offset;
 		script_position(c->scripts, h, s, pos, &f->def_line, &f->def_col);
+		if (pos == f->start_pos) {
+			f->start_line = f->def_line;
+			f->start_col = f->def_col;
+		} else {
+			script_position(c->scripts, h, s, f->start_pos, &f->start_line, &f->start_col);
+		}
 	}
 }
 

@@ -24,7 +24,10 @@ struct v8_function {
 	uint32_t file_id;      /* interned script name, or "" when the function has no Script */
 	uint64_t script;       /* the Script object (0 = none) */
 	int32_t start_pos;     /* source position of the function (-1 = unknown) */
-	int32_t def_line, def_col; /* 1-based definition position (0 = unknown) */
+	int32_t def_line, def_col; /* 1-based definition position: the `function` token when V8
+				    * recorded its distance (0 = unknown) */
+	int32_t start_line, start_col; /* 1-based SharedFunctionInfo::StartPosition (its parameter
+					* list), the function's position in V8's own profiles */
 	bool has_script;
 };
 

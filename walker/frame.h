@@ -32,6 +32,8 @@ struct frame {
 	int32_t def_line;    /* 1-based definition line of a JS function (0 = unknown) */
 	int32_t def_col;     /* 1-based definition column: with file and def_line, the function's
 			      * identity (minified code puts many functions on one line) */
+	int32_t start_line, start_col; /* JS: where V8's own profiles place the function (its
+					* StartPosition: the parameter list), 1-based, 0 = unknown */
 	uint32_t fn_name;    /* JS: the function's own name (interned), whatever the receiver:
 			      * `measure` where the call-site name is `Widget.measure` */
 	uint64_t pc;

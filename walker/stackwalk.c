@@ -86,6 +86,8 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 	f->file = callsite_file(&sw->callsites, h, fn);
 	f->def_line = fn->def_line;
 	f->def_col = fn->def_col;
+	f->start_line = fn->start_line;
+	f->start_col = fn->start_col;
 	f->fn_name = fn->name_id;
 	/* the function cache validated the SharedFunctionInfo, whose script field is unchanged */
 	struct v8_script *s = NULL;

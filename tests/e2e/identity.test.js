@@ -60,10 +60,14 @@ test('cpuprofile, speedscope, pprof: one function called on two receiver types i
   const prof = JSON.parse(fs.readFileSync(out.cpuprofile, 'utf8'));
   const nodes = prof.nodes.filter((n) => /measure/.test(n.callFrame.functionName));
   assert.ok(nodes.length > 0, 'measure in the cpuprofile');
+  // (V8 places a function at its parameter list: the `(` of `function measure(`, 0-based)
+  const defText = fs.readFileSync(fx.ready.file, 'utf8').split('\n')[fx.ready.line - 1];
+  const paren = defText.indexOf('function measure(') + 'function measure'.length;
   for (const n of nodes) {
     assert.strictEqual(n.callFrame.functionName, 'measure', 'the function\'s own name');
     assert.strictEqual(n.callFrame.url, fx.ready.file);
     assert.strictEqual(n.callFrame.lineNumber, fx.ready.line - 1, '0-based definition line');
+    assert.strictEqual(n.callFrame.columnNumber, paren, 'the column of its parameter list, as V8 writes it');
   }
   const parents = prof.nodes.filter((p) => (p.children || []).some((id) => nodes.some((n) => n.id === id)));
   for (const p of parents)
