@@ -1,16 +1,11 @@
 // oracle.js — `make bench` (issue 13): does v8walk's profile agree with V8's own? Each real workload
 // (bench/WORKLOADS.md) runs ONCE under `node --cpu-prof` (the flag is for this oracle only), and
 // v8walk samples that same process in consecutive windows, one per sampler × rate (ptrace, bpf ×
-// 99, 999 Hz). V8's samples are cut to each window (the .cpuprofile's startTime + timeDeltas are
-// CLOCK_MONOTONIC µs, the clock this script measures the windows on), and the main thread's
-// per-function self-time shares are compared:
-//   identity: script (file:// stripped) + the function's 1-based definition line — v8walk's
-//     `--raw --function` prints no column, so functions that share a line (minified code) are merged
-//     on both sides; the cpuprofile's callFrame.lineNumber (0-based) is the same position V8 uses
-//   self time: the innermost JS frame (inlined frames count, as V8 expands them too); V8's
-//     "(garbage collector)" and "(program)" are buckets of their own, and a v8walk sample is put in
-//     them when GC code is above its innermost JS frame, or when it has no JS frame; V8's "(idle)"
-//     and "(root)" are left out (v8walk samples running threads only)
+// 99, 999 Hz), each written as a .cpuprofile (the main thread). V8's samples are cut to each window
+// (both profiles' startTime + timeDeltas are CLOCK_MONOTONIC µs), and the two profiles' per-function
+// self-time shares are compared by the same code (bench/oracle_compare.js: identity = script + V8's
+// line and column of the function; builtins and native callbacks charged to their JS caller; GC and
+// "(program)" buckets of their own; "(idle)" left out: v8walk samples running threads only):
 //   overlap = Σ min(share_v8walk, share_V8); perfect@n = the mean overlap with V8's distribution of
 //     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n.
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
@@ -25,7 +20,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { chosen } = require('./real/workloads');
 const { run } = require('./real/lib/run');
-const { compareProfiles, v8Shares, v8walkShares } = require('./oracle_compare');
+const { compareProfiles, profileShares } = require('./oracle_compare');
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
@@ -60,8 +55,8 @@ async function oracleRun(w, configs, dir) {
   await sleep(WARM_S * 1000);
   const windows = [];
   for (const c of configs) {
-    const folded = path.join(dir, `${c.tool}-${c.hz}.folded`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '-o', folded],
+    const ours = path.join(dir, `${c.tool}-${c.hz}.v8walk.cpuprofile`);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '-o', ours],
       { timeoutMs: (WINDOW_S + 30) * 1000 });
     if (r.timedOut) {
       process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
@@ -69,17 +64,15 @@ async function oracleRun(w, configs, dir) {
       continue;
     }
     if (r.code !== 0) throw new Error(`v8walk ${c.tool} ${c.hz} Hz exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
-    const m = /(\d+) samples in ([\d.]+) s/.exec(r.err);
-    if (!m) throw new Error(`no v8walk summary in: ${r.err.trim()}`);
-    const endUs = Number(r.endNs / 1000n);
-    windows.push({ ...c, folded, startUs: endUs - Number(m[2]) * 1e6, endUs, summary: r.err.trim().split('\n').pop() });
+    const profile = JSON.parse(fs.readFileSync(ours, 'utf8'));
+    windows.push({ ...c, profile, startUs: profile.startTime, endUs: profile.endTime, summary: r.err.trim().split('\n').pop() });
     await sleep(1000);
   }
   child.kill('SIGTERM'); // both the harness and the server exit cleanly on it (--cpu-prof then writes)
   await loadDone.catch(() => {});
   const how = await Promise.race([exited, sleep(180000).then(() => null)]);
   if (!how) { child.kill('SIGKILL'); throw new Error(`${w.name} did not exit`); }
-  const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  const file = fs.readdirSync(dir).find((f) => f.startsWith('CPU.') && f.endsWith('.cpuprofile')); // V8's own name for it
   if (!file) throw new Error(`${w.name} wrote no .cpuprofile (exit ${how.code ?? how.signal})`);
   return { pid: child.pid, profile: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), windows };
 }
@@ -105,8 +98,8 @@ async function main() {
           results.push({ workload: w.name, tool: win.tool, hz: win.hz, overran: true, v8walkSummary: win.summary });
           continue;
         }
-        const v8 = v8Shares(r.profile, win.startUs, win.endUs);
-        const ours = v8walkShares(fs.readFileSync(win.folded, 'utf8'), r.pid);
+        const v8 = profileShares(r.profile, win.startUs, win.endUs);
+        const ours = profileShares(win.profile);
         const cmp = compareProfiles(ours, v8);
         const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
         console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
@@ -118,7 +111,7 @@ async function main() {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log('\noverlap: Σ min of the two self-time shares per function (script + definition line); perfect@n: what a perfect ' +
+  console.log('\noverlap: Σ min of the two self-time shares per function (script + the line and column V8 gives it); perfect@n: what a perfect ' +
     'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (issue 13 asks ≥ 0.95). ' +
     'V8 native: the share of V8\'s samples in builtins and native callbacks, charged here to their JS caller on both sides.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });

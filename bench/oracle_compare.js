@@ -1,25 +1,30 @@
-// oracle_compare.js — the arithmetic of the same-run oracle (bench/oracle.js): per-function self-time
-// shares of the main thread from a V8 .cpuprofile cut to a time window and from v8walk's folded
-// `--raw --function` output, and their overlap against what a perfect sampler would score.
-// Identity of a function: its script (file:// stripped) and its 1-based definition line.
+// oracle_compare.js — the arithmetic of the same-run oracle (bench/oracle.js, tests/e2e/oracle.test.js):
+// per-function self-time shares of one thread from a .cpuprofile cut to a time window — V8's own
+// (`node --cpu-prof`) and v8walk's (`-o FILE.cpuprofile`: the main thread, functions where V8
+// places them) read by the same code — and their overlap against what a perfect sampler would
+// score.
+// Identity of a function: its script (file:// stripped) and V8's 1-based line and column of it (the
+// column matters: minified code puts hundreds of functions on one line).
 // Charged alike on both sides: self time goes to the innermost JS function that has a script;
-// builtins and native callbacks (V8: nodes without a url; v8walk: JS frames without a file, e.g.
-// `Array.push`, and native frames) are charged to it, except that regular-expression code is one
-// bucket "(regexp)" (V8: "RegExp: …" nodes; v8walk: <IrregexpFrame>) and GC one bucket. V8's
-// native callbacks are counted apart (nativeShare) so that what this folding hides is seen.
+// builtins and native callbacks (nodes without a url: V8's `push`, v8walk's `Array.push`,
+// `Builtins_…` and native C++ frames) are charged to it, except that regular-expression code is one
+// bucket "(regexp)" (V8: "RegExp: …" nodes; v8walk: <IrregexpFrame>); "(garbage collector)" and
+// "(program)" are buckets of their own; "(idle)" and "(root)" are left out (v8walk samples running
+// threads only). The share of samples charged through a node without a url is reported
+// (nativeShare) so that what this folding hides is seen.
 'use strict';
 
 const REGEXP = '(regexp)';
-const GC = '(garbage collector)';
 const PROGRAM = '(program)';
-const V8_LEFT_OUT = new Set(['(idle)', '(root)']);
-const GC_FRAME = /Heap::|Scavenger|MarkCompact|MinorMarkSweep|GarbageCollect|ConcurrentMarking|Sweeper::|IncrementalMarking/;
-const JS_FRAME = /^(.*?)(?: \((.*):(\d+)\))?_\[[ji]\]$/;
+const LEFT_OUT = new Set(['(idle)', '(root)']);
 
 const script = (url) => url.replace(/^file:\/\//, '');
+// a JS function's identity from its callFrame
+const profileKey = (cf) => `${script(cf.url)}:${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
 
-// {n, counts: Map key → samples, names: Map key → display name} of V8's samples in [startUs, endUs].
-function v8Shares(profile, startUs, endUs) {
+// {n, counts: Map key → samples, names: Map key → display name, nativeShare} of a .cpuprofile's
+// samples in [startUs, endUs] (its startTime + timeDeltas: CLOCK_MONOTONIC µs on both sides).
+function profileShares(profile, startUs = -Infinity, endUs = Infinity) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
   for (const node of profile.nodes) for (const c of node.children || []) parent.set(c, node.id);
@@ -28,9 +33,9 @@ function v8Shares(profile, startUs, endUs) {
   const names = new Map();
   const ownKey = (cf) => {
     if (cf.functionName.startsWith('(') && !cf.url) return cf.functionName; // (program), (garbage collector), (idle), (root)
-    if (!cf.url && cf.functionName.startsWith('RegExp: ')) return REGEXP;
+    if (!cf.url && (cf.functionName.startsWith('RegExp: ') || cf.functionName === '<IrregexpFrame>')) return REGEXP;
     if (!cf.url) return null; // a builtin or native callback: charged to its caller
-    return `${script(cf.url)}:${cf.lineNumber + 1}`;
+    return profileKey(cf);
   };
   for (const node of profile.nodes) {
     let id = node.id, key = ownKey(node.callFrame);
@@ -46,43 +51,12 @@ function v8Shares(profile, startUs, endUs) {
     t += profile.timeDeltas[i];
     if (t < startUs || t > endUs) continue;
     const key = keyOf.get(profile.samples[i]);
-    if (V8_LEFT_OUT.has(key)) continue;
+    if (LEFT_OUT.has(key)) continue;
     counts.set(key, (counts.get(key) || 0) + 1);
     n++;
     if (native.has(profile.samples[i])) nativeSamples++;
   }
   return { n, counts, names, nativeShare: n ? nativeSamples / n : 0 };
-}
-
-// The same from v8walk's folded stacks: the main thread's (tid = PID) samples only.
-function v8walkShares(folded, pid) {
-  const main = `main (${pid})`;
-  const counts = new Map();
-  const names = new Map();
-  let n = 0;
-  for (const line of folded.split('\n')) {
-    const sp = line.lastIndexOf(' ');
-    if (sp < 0) continue;
-    const count = Number(line.slice(sp + 1));
-    const frames = line.slice(0, sp).split(';');
-    if (frames[1] !== main || !Number.isFinite(count)) continue;
-    let key = null, name = null, js = -1;
-    for (let i = frames.length - 1; i >= 2 && js < 0; i--) {
-      const m = JS_FRAME.exec(frames[i]);
-      if (!m || m[2] === undefined) continue; // not JS, or a builtin / native callback
-      js = i;
-      name = m[1];
-      key = `${script(m[2])}:${m[3]}`;
-    }
-    const above = frames.slice(js < 0 ? 2 : js + 1);
-    if (above.some((f) => GC_FRAME.test(f))) key = GC;
-    else if (above.includes('<IrregexpFrame>')) key = REGEXP;
-    else if (js < 0) key = PROGRAM;
-    counts.set(key, (counts.get(key) || 0) + count);
-    if (name && !names.has(key)) names.set(key, name);
-    n += count;
-  }
-  return { n, counts, names };
 }
 
 // A deterministic generator for the perfect sampler's draws.
@@ -140,4 +114,4 @@ function compareProfiles(ours, v8) {
   return { overlap, perfect, ratio: perfect ? overlap / perfect : 0, functions };
 }
 
-module.exports = { v8Shares, v8walkShares, compareProfiles, perfectAt };
+module.exports = { profileShares, profileKey, compareProfiles, perfectAt };

@@ -1,0 +1,70 @@
+// oracle.test.js — the same-run oracle of issue 13, short: a real program (the TypeScript compiler
+// from fixtures/sourcemaps' pinned package, compiling bench/real's generated project over and over:
+// bench/real/workloads/tsc.js) runs under `node --cpu-prof`, v8walk samples the same process for a
+// few seconds and writes a .cpuprofile, and the two profiles' per-function self-time shares of the
+// main thread are compared over the same window (bench/oracle_compare.js: identity = script + the
+// line and column V8 gives the function). The ratio to what a perfect sampler with v8walk's
+// number of samples would score must stay above a floor that holds on a loaded machine; the full
+// measurement (five workloads, both rates) is `make bench`'s bench/oracle.js.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+const { profileShares, profileKey, compareProfiles } = require('../../bench/oracle_compare');
+
+const TYPESCRIPT = path.join(h.ROOT, 'fixtures', 'sourcemaps', 'node_modules');
+const WORKLOAD = path.join(h.ROOT, 'bench', 'real', 'workloads', 'tsc.js');
+const WINDOW_S = 8;
+// measured on a 2-CPU machine at load 7–9, all seven builds, 6 s: ptrace 0.70–0.86, eBPF 0.44–0.84
+// (70–180 samples: the target got a quarter of a CPU); functions charged to the wrong class
+// (callers for callees, a builtin's caller lost) or named at another position drop it far below
+const FLOOR = 0.4;
+const MIN_SAMPLES = 50;
+// v8walk's samples in JS functions that V8's profile has a node for, at the same url:line:column:
+// measured 0.82–0.89 (what is left out is small helpers — isArray, getObjectFlags — that v8walk
+// names as inlined frames and V8's profile never shows: issue 13's open class); a function
+// placed at another position than V8 places it would bring this near 0
+const MATCHED = 0.7;
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's --cpu-prof (ratio to perfect ≥ ${FLOOR})`, async (t) => {
+  assert.ok(fs.existsSync(path.join(TYPESCRIPT, 'typescript')), 'typescript is installed by `make fixtures` (fixtures/sourcemaps/build.sh)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-oracle-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const fx = await h.startScript(WORKLOAD, {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`], args: ['0'],
+    env: { WORKLOAD_CONTROL: '1', NODE_PATH: TYPESCRIPT, TSC_FILES: '6' },
+  });
+  t.after(() => fx.stop());
+  await h.sleep(2000); // past the first compiles: the hot functions optimized
+  const ours = path.join(dir, 'v8walk.cpuprofile');
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--rate', '99', '--duration', String(WINDOW_S), '-o', ours]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  fx.child.stdin.write('exit\n'); // --cpu-prof writes V8's profile as the process exits
+  await new Promise((resolve) => (fx.child.exitCode !== null ? resolve() : fx.child.once('exit', resolve)));
+  const v8file = fs.readdirSync(dir).find((f) => f.startsWith('CPU.') && f.endsWith('.cpuprofile'));
+  assert.ok(v8file, `node --cpu-prof wrote its profile (exit ${fx.child.exitCode ?? fx.child.signalCode})`);
+  const mine = JSON.parse(fs.readFileSync(ours, 'utf8'));
+  const theirs = JSON.parse(fs.readFileSync(path.join(dir, v8file), 'utf8'));
+  const v8 = profileShares(theirs, mine.startTime, mine.endTime);
+  const us = profileShares(mine);
+  assert.ok(us.n >= MIN_SAMPLES, `v8walk's main-thread samples in ${WINDOW_S} s: ${us.n} (at least ${MIN_SAMPLES})`);
+  assert.ok(v8.n >= us.n / 2, `V8's samples in the same window: ${v8.n}`);
+  const cmp = compareProfiles(us, v8);
+  const worst = cmp.functions.slice(0, 8).map((f) => `  ${f.name}: v8walk ${pct(f.ours)}, V8 ${pct(f.v8)}`).join('\n');
+  const figures = `${h.MODE}: ${us.n} samples (V8 ${v8.n}); overlap ${cmp.overlap.toFixed(3)}, perfect@n ${cmp.perfect.toFixed(3)}, ratio ${cmp.ratio.toFixed(2)}`;
+  t.diagnostic(figures);
+  assert.ok(cmp.ratio >= FLOOR, `${figures}; the functions that differ most:\n${worst}`);
+  // the functions v8walk charged are functions V8's profile knows, at the same url:line:column
+  // (any node of its whole run: a flat profile's tail is not sampled by both in one window)
+  const v8Functions = new Set(theirs.nodes.filter((n) => n.callFrame.url).map((n) => profileKey(n.callFrame)));
+  const js = [...us.counts].filter(([k]) => k.includes('/'));
+  const inJs = js.reduce((a, [, n]) => a + n, 0);
+  const known = js.filter(([k]) => v8Functions.has(k)).reduce((a, [, n]) => a + n, 0);
+  const missing = js.filter(([k]) => !v8Functions.has(k)).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, n]) => `${k} (${n})`);
+  assert.ok(inJs > 0 && known >= MATCHED * inJs, `${known} of v8walk's ${inJs} samples in JS functions at a url:line:column V8's profile has; not: ${missing.join(', ')}`);
+});
