@@ -165,12 +165,15 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	histogram_add(&s->st.pauses, c->held_ns);
 }
 
-/* A GC moved what the frames were named from: they are not guessed. */
+/* A GC moved what the frames were named from: they are not guessed (nor is a JS frame whose decode
+ * failed on what had moved called unknown code). */
 static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
 {
 	uint32_t moved = intern_str(s->strings, "[JS frame moved by GC before it was named]");
 	for (int i = 0; i < n; i++) {
-		if (f[i].kind != FK_JS && f[i].kind != FK_JS_INLINED && f[i].kind != FK_JS_ASYNC)
+		bool failed_js = f[i].kind == FK_UNKNOWN && f[i].name == s->sw->s_unknown_jit;
+		if (f[i].kind != FK_JS && f[i].kind != FK_JS_INLINED && f[i].kind != FK_JS_ASYNC &&
+		    !failed_js)
 			continue;
 		memset(&f[i], 0, sizeof(f[i]));
 		f[i].kind = FK_UNKNOWN;
@@ -201,8 +204,9 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
 	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
-	 * that could have moved since the stop: only one that read the live process is validated */
-	if (s->sw->rt && ws.js_frames && c->snap.misses != live_reads &&
+	 * that could have moved since the stop: only one that read the live process is validated
+	 * (also when no JS frame could be named: the reason may be what moved) */
+	if (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
 	    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
 				 &s->sw->prefetched, &s->st.validation))
 		mark_unvalidated(s, s->frames, n);
