@@ -8,6 +8,7 @@
 
 #include "../../profile/profile.h"
 #include "../../profile/top_table.h"
+#include "frame_builders.h"
 
 static struct intern strings;
 static struct profile prof;
@@ -29,23 +30,12 @@ static void teardown(void)
 
 static struct frame native(const char *name)
 {
-	struct frame f;
-	memset(&f, 0, sizeof(f));
-	f.kind = FK_NATIVE;
-	f.name = intern_str(&strings, name);
-	return f;
+	return fb_native(&strings, name);
 }
 
 static struct frame js(const char *name, int line, int def_line)
 {
-	struct frame f;
-	memset(&f, 0, sizeof(f));
-	f.kind = FK_JS;
-	f.name = intern_str(&strings, name);
-	f.file = intern_str(&strings, "/app.js");
-	f.line = line;
-	f.def_line = def_line;
-	return f;
+	return fb_js(&strings, name, "/app.js", line, def_line);
 }
 
 /* count samples of one stack (leaf first) on thread tid of process pid */

@@ -9,6 +9,7 @@
 #include "../../profile/profile.h"
 #include "../../profile/writers.h"
 #include "../../cli/dump.h"
+#include "frame_builders.h"
 
 static struct intern strings;
 static struct profile prof;
@@ -30,24 +31,14 @@ static void teardown(void)
 
 static struct frame native(const char *name)
 {
-	struct frame f;
-	memset(&f, 0, sizeof(f));
-	f.kind = FK_NATIVE;
-	f.name = intern_str(&strings, name);
+	struct frame f = fb_native(&strings, name);
 	f.pc = (uint64_t)random();
 	return f;
 }
 
 static struct frame js(const char *name, const char *file, int line, int def_line)
 {
-	struct frame f;
-	memset(&f, 0, sizeof(f));
-	f.kind = FK_JS;
-	f.name = intern_str(&strings, name);
-	f.file = intern_str(&strings, file);
-	f.line = line;
-	f.def_line = def_line;
-	return f;
+	return fb_js(&strings, name, file, line, def_line);
 }
 
 /* frames are given leaf first, as the walker produces them */
