@@ -1,7 +1,8 @@
-/* safe_read.h — read a source map file from the target's filesystem: resolved inside a root
- * directory (/proc/PID/root for a live process, "/" for a core's mapped filesystem) so that no
- * path or symlink leads out of it, the last component not a symlink, a regular file only, never
- * blocking, and no larger than a bound. (A local helper: the lead unifies it with util/'s.) */
+/* safe_read.h — read a source map file from the target's filesystem: opened as util/safe_open.h
+ * opens every file a target names (resolved inside a root directory — /proc/PID/root for a live
+ * process, "/" for a core's mapped filesystem — so that no path or symlink leads out of it, the
+ * last component not a symlink, a regular file only, never blocking), and no larger than a
+ * bound. */
 #ifndef V8WALK_SM_SAFE_READ_H
 #define V8WALK_SM_SAFE_READ_H
 
@@ -16,7 +17,9 @@ enum sm_read_result {
 	SR_TOO_LARGE,
 };
 
-/* root: a directory path ("" = "/"); path: absolute inside it. Appends the content to out. */
+/* root: a directory path ("" = "/"); path: absolute inside it. Appends the content to out; on
+ * failure *why is safe_open's reason ("no such file", "it is a symbolic link", "it is a FIFO, not
+ * a regular file", …) or the bound's. */
 enum sm_read_result sm_read_file(const char *root, const char *path, size_t max_bytes,
 				 struct strbuf *out, const char **why);
 

@@ -25,7 +25,7 @@ static const char *kind_of(mode_t mode)
 static const char *open_errno(int e)
 {
 	switch (e) {
-	case ENOENT: return "no such file";
+	case ENOENT: case ENOTDIR: return "no such file";
 	case ELOOP: return "it is a symbolic link";
 	case EXDEV: return "its path leads out of the target's root";
 	case EACCES: case EPERM: return "permission denied";

@@ -240,8 +240,8 @@ h.modeTest('ptrace', 'hostile maps: refused with their reason, quickly, the fram
   for (const name of Object.keys(files))
     assert.ok(js.some((f) => f.file === path.join(dir, name) && !f.generated), `${name} at its generated position`);
   assert.match(stderr, /source maps: 0 of 5 scripts .*; 5 failed \(0 missing, 2 unreadable, 3 malformed/);
-  assert.match(stderr, /fifo\.map: the map is not a regular file/);
-  assert.match(stderr, /link\.map: the map file is a symlink/);
+  assert.match(stderr, /fifo\.map: it is a FIFO, not a regular file/);
+  assert.match(stderr, /link\.map: it is a symbolic link/);
   assert.match(stderr, /deep\.map: JSON nested too deeply/);
   assert.match(stderr, /sections\.map: index maps nested too deeply/);
   assert.match(stderr, /inline\.js: /);
