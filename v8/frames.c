@@ -30,7 +30,12 @@ bool v8_read_frame(const struct v8_heap *h, uint64_t fp, struct v8_frame *out)
 	}
 	if (!v8_is_heap_object(w))
 		return true;
-	uint64_t fn = SLOT(L->v[L_FP_FUNCTION]);
+	uint64_t fn = SLOT(L->v[L_FP_FUNCTION]), moved;
+	/* a scavenge in progress (parallel, on other threads) may have copied the function and not
+	 * yet updated this frame's slot: the copy is complete before the forwarding address is
+	 * installed, so the function is read at its new place */
+	if (!v8_is_jsfunction(h, fn) && v8_forwarded(h, fn, &moved) && v8_is_jsfunction(h, moved))
+		fn = moved;
 	if (!v8_is_jsfunction(h, fn))
 		return true;
 	out->kind = VF_JS;

@@ -58,6 +58,16 @@ bool v8_is_string(const struct v8_heap *h, uint64_t obj)
 	return t >= 0 && t < h->L->v[L_FIRST_NONSTRING_TYPE];
 }
 
+bool v8_forwarded(const struct v8_heap *h, uint64_t obj, uint64_t *to)
+{
+	uint64_t w;
+	/* V8 stores a forwarding address untagged (MapWord::FromForwardingAddress): even, aligned */
+	if (!v8_field(h, obj, h->L->v[L_HEAPOBJECT_MAP], &w) || v8_is_heap_object(w) || !w || (w & 7))
+		return false;
+	*to = w + 1;
+	return true;
+}
+
 bool v8_is_jsfunction(const struct v8_heap *h, uint64_t obj)
 {
 	int t = v8_type(h, obj);

@@ -35,6 +35,10 @@ int v8_type(const struct v8_heap *h, uint64_t obj);
 bool v8_is(const struct v8_heap *h, uint64_t obj, enum v8_item type_item);
 bool v8_is_string(const struct v8_heap *h, uint64_t obj);
 bool v8_is_jsfunction(const struct v8_heap *h, uint64_t obj);
+/* Has a GC evacuation moved obj (its map word is the forwarding address, not a map)? Then *to is
+ * the object at its new place: a frame slot the GC has not updated yet still points at the old
+ * one. */
+bool v8_forwarded(const struct v8_heap *h, uint64_t obj, uint64_t *to);
 bool v8_is_fixed_array_like(const struct v8_heap *h, uint64_t obj);
 bool v8_is_byte_array_like(const struct v8_heap *h, uint64_t obj);
 /* FixedArray-style element i (tagged, at data + 8*i). */
