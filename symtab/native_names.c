@@ -46,6 +46,8 @@ uint32_t native_name(struct native_names *nn, uint64_t pc, bool is_return, uint3
 		snprintf(buf, sizeof(buf), "[unknown] (0x%llx)", (unsigned long long)pc);
 		return intern_str(nn->strings, buf);
 	}
+	if (!ai.mod && ai.map->path && ai.map->path[0] == '[') /* [vdso], [vsyscall] */
+		return intern_str(nn->strings, ai.map->path);
 	if (!ai.mod) {
 		snprintf(buf, sizeof(buf), "[unknown] (%s+0x%llx)",
 			 ai.map->path ? ai.map->path : "anon",

@@ -121,6 +121,24 @@ test('worker_threads: JS in a worker is named too', async (t) => {
   assert.ok(await fx.ping(), fx.describe());
 });
 
+test('the vDSO (clock_gettime) is [vdso], not V8 code: a frame of its own below the C++ that called it', async (t) => {
+  const fx = await h.startFixture('clock.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stacks = h.parseFolded(r.stdout);
+  const main = stacks.filter((s) => s.frames[1] === `main (${fx.pid})`);
+  const all = main.reduce((a, s) => a + s.count, 0);
+  const vdso = main.filter((s) => s.frames[s.frames.length - 1] === '[vdso]');
+  const inVdso = vdso.reduce((a, s) => a + s.count, 0);
+  // (the fixture reads the clock in a loop: a good share of its time is in clock_gettime)
+  assert.ok(inVdso >= all * 0.05, `samples ending in [vdso]: ${inVdso} of ${all}`);
+  for (const s of vdso)
+    assert.ok(s.frames.some((f) => h.parseJsFrame(f)?.name.includes('readClocks')), `a [vdso] sample under readClocks: ${s.frames.join(';')}`);
+  const jit = main.filter((s) => s.frames.includes('[unknown] (JIT code)')).reduce((a, s) => a + s.count, 0);
+  assert.ok(jit <= all * 0.01, `samples with an unnamed JIT frame: ${jit} of ${all}`);
+});
+
 test('--text prints an indented tree with counts and percentages', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
