@@ -54,16 +54,17 @@ bool main_script_of(const char *argv, size_t len, struct strbuf *out)
 			return true;
 		}
 		/* options that take the next argument as their value */
-		if (!strcmp(a, "-r") || !strcmp(a, "--require") || !strcmp(a, "--import") ||
-		    !strcmp(a, "--loader"))
-			i += alen + 1;
+		bool takes_value = !strcmp(a, "-r") || !strcmp(a, "--require") || !strcmp(a, "--import") ||
+				   !strcmp(a, "--loader");
 		i += alen + 1;
+		if (takes_value && i < len)
+			i += strnlen(argv + i, len - i) + 1;
 	}
 	return false;
 }
 
-/* Skip a JSON string starting at text[i] == '"'; returns the index after its closing quote (or
- * len). *plain: it held no escapes. */
+/* Skip a JSON string starting at text[i] == '"'; returns the index after its closing quote (len
+ * + 1 when it is not closed). *plain: it held no escapes. */
 static size_t skip_string(const char *text, size_t len, size_t i, bool *plain)
 {
 	*plain = true;
@@ -75,7 +76,7 @@ static size_t skip_string(const char *text, size_t len, size_t i, bool *plain)
 			return i + 1;
 		}
 	}
-	return len;
+	return len + 1;
 }
 
 bool package_json_name(const char *text, size_t len, struct strbuf *out)
