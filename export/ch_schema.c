@@ -43,16 +43,16 @@ static size_t table_statements(const char *db, const char *prefix, const char *w
 			       struct strbuf *out)
 {
 	sb_init(&out[0]);
-	sb_printf(&out[0], "CREATE TABLE IF NOT EXISTS %s.%s_%s%s", db, prefix, what,
-		  cluster ? "_local" : "");
+	sb_printf(&out[0], "CREATE TABLE IF NOT EXISTS %s.%s%s_%s", db, prefix, cluster ? "_local" : "",
+		  what);
 	if (cluster)
 		sb_printf(&out[0], " ON CLUSTER %s", cluster);
 	sb_printf(&out[0], "%s\n%s", body, engine);
 	if (!cluster)
 		return 1;
 	sb_init(&out[1]);
-	sb_printf(&out[1], "CREATE TABLE IF NOT EXISTS %s.%s_%s ON CLUSTER %s AS %s.%s_%s_local\n"
-		  "ENGINE = Distributed(%s, %s, %s_%s_local, %s)", db, prefix, what, cluster, db, prefix,
+	sb_printf(&out[1], "CREATE TABLE IF NOT EXISTS %s.%s_%s ON CLUSTER %s AS %s.%s_local_%s\n"
+		  "ENGINE = Distributed(%s, %s, %s_local_%s, %s)", db, prefix, what, cluster, db, prefix,
 		  what, cluster, db, prefix, what, shard_key);
 	return 2;
 }
@@ -72,7 +72,7 @@ void ch_schema_text(const char *database, const char *prefix, const char *cluste
 	sb_printf(out,
 		  "-- v8walk's tables (v8walk schema). stack_hash = FNV-1a 64 of the folded stack\n"
 		  "-- (frames outermost first, joined by ';'). Retention: ClickHouse before 19.6 has\n"
-		  "-- no TTL; drop old days with ALTER TABLE %s.%s_samples%s DROP PARTITION 'YYYY-MM-DD'\n"
+		  "-- no TTL; drop old days with ALTER TABLE %s.%s%s_samples DROP PARTITION 'YYYY-MM-DD'\n"
 		  "-- (from 19.6 on, add: TTL bucket + INTERVAL 30 DAY).\n",
 		  database, prefix, cluster ? "_local" : "");
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];

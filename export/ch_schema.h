@@ -6,8 +6,9 @@
  *                   start), host, service, labels (Nested key/value: 18.16 has no Map), pid, tid,
  *                   process, thread, stack_hash, count, cpu_ns; MergeTree partitioned by day,
  *                   ordered by (service, bucket, host, stack_hash) for "one service over a range"
- * With a cluster, the MergeTree tables are PREFIX_*_local ON CLUSTER and PREFIX_* are Distributed
- * tables over them (samples sharded by rand(), stacks by stack_hash). */
+ * With a cluster, the MergeTree tables are PREFIX_local_* ON CLUSTER and PREFIX_* are Distributed
+ * tables over them (samples sharded by rand(), stacks by stack_hash); agents may write either
+ * (URL table PREFIX, or PREFIX_local for a shard of their own), report reads PREFIX. */
 #ifndef V8WALK_CH_SCHEMA_H
 #define V8WALK_CH_SCHEMA_H
 
