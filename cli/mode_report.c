@@ -18,6 +18,8 @@ struct report_args {
 	struct strbuf where;      /* " AND …" conditions */
 	struct strbuf label;      /* the root's name: the filters, or "fleet" */
 	int64_t since, until;
+	bool diff;                /* --diff-since A..B: a differential SVG against that range */
+	int64_t base_since, base_until;
 	struct options out;       /* -o, --format, --text, --raw, --min-percent */
 };
 
@@ -33,6 +35,8 @@ static void report_usage(FILE *f)
 		"                       all must hold)\n"
 		"  --since T, --until T a duration back from now (90s, 30m, 2h, 7d), @UNIX_SECONDS or a\n"
 		"                       UTC date YYYY-MM-DD[ HH:MM[:SS]]; default the last hour, until now\n"
+		"  --diff-since A..B    a differential flame graph (SVG): widths from --since/--until,\n"
+		"                       red where a frame's share grew against A..B, blue where it shrank\n"
 		"  --export-credentials FILE  USER:PASSWORD (or V8WALK_CLICKHOUSE_USER/_PASSWORD)\n"
 		"  -o FILE, -f FORMAT, --text, --raw, --min-percent P  as when sampling\n");
 }
@@ -46,10 +50,11 @@ static int usage_error(const char *msg, const char *arg)
 /* Parse argv into *a; returns -1 to go on, else the exit code. */
 static int parse_report(int argc, char **argv, struct report_args *a)
 {
-	enum { R_FROM = 256, R_WHERE, R_SINCE, R_UNTIL, R_CRED, R_TEXT, R_RAW, R_MINPCT };
+	enum { R_FROM = 256, R_WHERE, R_SINCE, R_UNTIL, R_CRED, R_TEXT, R_RAW, R_MINPCT, R_DIFF };
 	static const struct option longopts[] = {
 	    {"from", required_argument, NULL, R_FROM},   {"where", required_argument, NULL, R_WHERE},
 	    {"since", required_argument, NULL, R_SINCE}, {"until", required_argument, NULL, R_UNTIL},
+	    {"diff-since", required_argument, NULL, R_DIFF},
 	    {"export-credentials", required_argument, NULL, R_CRED},
 	    {"output", required_argument, NULL, 'o'},    {"format", required_argument, NULL, 'f'},
 	    {"text", no_argument, NULL, R_TEXT},         {"raw", no_argument, NULL, R_RAW},
@@ -89,6 +94,20 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 					"a date, not" : "--until needs a duration (1h), @SECONDS, now or a "
 					"date, not", optarg);
 			break;
+		case R_DIFF: {
+			const char *dots = strstr(optarg, "..");
+			char first[64];
+			if (!dots || (size_t)(dots - optarg) >= sizeof(first))
+				return usage_error("--diff-since needs A..B (e.g. 4h..2h), not", optarg);
+			memcpy(first, optarg, (size_t)(dots - optarg));
+			first[dots - optarg] = 0;
+			if (!ch_parse_time(first, now, &a->base_since) ||
+			    !ch_parse_time(dots + 2, now, &a->base_until) || a->base_since >= a->base_until)
+				return usage_error("--diff-since needs A..B, two times with A before B (e.g. "
+						   "4h..2h), not", optarg);
+			a->diff = true;
+			break;
+		}
 		case R_CRED: a->credentials = optarg; break;
 		case 'o':
 			if (!a->out.output) {
@@ -130,6 +149,9 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 		return usage_error("-o: which format? its extension names none:", a->out.output);
 	if (!a->out.writer)
 		a->out.writer = profile_writer_named("tree");
+	if (a->diff && (strcmp(a->out.writer->name, "svg") != 0 || a->out.nmore))
+		return usage_error("--diff-since draws a differential flame graph: give -o FILE.svg "
+				   "(or --format svg) only", NULL);
 	return -1;
 }
 
@@ -154,12 +176,18 @@ int mode_report(int argc, char **argv)
 	intern_init(&strings);
 	struct profile prof;
 	profile_init(&prof, &strings, LINES_CURRENT);
-	struct report_figures fig;
+	struct profile base;
+	profile_init(&base, &strings, LINES_CURRENT);
+	struct report_figures fig, base_fig;
+	const char *where = a.where.s ? a.where.s : "", *root = a.label.len ? a.label.s : "fleet";
 	rc = EXIT_ERROR;
 	if (ch_credentials_load(a.credentials, &cred, &why) && ch_conn_init(&conn, &a.url, &cred)) {
 		if (ch_check_tables(&conn, &why) &&
-		    ch_report_fetch(&conn, a.where.s ? a.where.s : "", a.since, a.until,
-				    a.label.len ? a.label.s : "fleet", &prof, &fig, &why)) {
+		    ch_report_fetch(&conn, where, a.since, a.until, root, &prof, &fig, &why) &&
+		    (!a.diff || ch_report_fetch(&conn, where, a.base_since, a.base_until, root, &base,
+						&base_fig, &why))) {
+			if (a.diff)
+				a.out.svg_baseline = &base;
 			struct strbuf target;
 			sb_init(&target);
 			sb_printf(&target, "%s%s.%s %s", a.url.base, a.url.database, a.url.table,
@@ -179,6 +207,7 @@ int mode_report(int argc, char **argv)
 	if (rc == EXIT_ERROR && why.len)
 		fprintf_text(stderr, "v8walk report: %s\n", why.s);
 	profile_free(&prof);
+	profile_free(&base);
 	intern_free(&strings);
 	sb_free(&why);
 	sb_free(&a.where);

@@ -61,6 +61,7 @@ struct options {
 	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */
 	struct export_options export; /* --export and its options */
 	struct ch_export *exporter;   /* the running exporter (main sets it; NULL = none) */
+	const struct profile *svg_baseline; /* report --diff-since: a differential SVG against it */
 };
 
 /* Options that cannot go together, and the target that must be named: NULL when `o` (as parsed,

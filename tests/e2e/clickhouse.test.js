@@ -294,3 +294,47 @@ chTest('bad URLs, refused connections, wrong credentials, a table of another sha
   assert.strictEqual(ok.code, 0, ok.stderr);
   assert.ok(Number((await s.query('SELECT count() FROM default.creds_samples')).trim()) > 0, 'rows inserted as agent');
 });
+
+chTest('report --diff-since: widths from the new range, red where a frame\'s share grew, blue where it shrank', async (t) => {
+  const s = await singleServer();
+  const url = s.url('default.diff');
+  const env = { V8WALK_SERVICE: 'diffsvc' };
+  const chain = await h.startFixture('chain.js', { env });
+  t.after(() => chain.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'diff-'));
+  // the old range: chain.js alone
+  const t0 = Math.floor(Date.now() / 1000);
+  const before = await h.runV8walk(['--pid', String(chain.pid), '--duration', '2', '--export', url, '--create-schema',
+    '--spool', path.join(dir, 'spool'), '-q']);
+  assert.strictEqual(before.code, 0, before.stderr);
+  await h.sleep(1100); // the new range starts in a later second
+  const t1 = Math.floor(Date.now() / 1000);
+  // the new range: chain.js and demo.js side by side (demo.js started without the harness)
+  const demo = spawn(h.NODE, [path.join(h.FIXTURES, 'demo.js')], { env: { ...process.env, ...h.NODE_ENV, ...env }, stdio: 'ignore' });
+  t.after(() => demo.kill('SIGKILL'));
+  await h.sleep(500);
+  const after = await h.runV8walk(['--mode', 'bpf', '--pid', String(chain.pid), '--pid', String(demo.pid), '--duration', '3',
+    '--export', url, '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'new.folded')]);
+  assert.strictEqual(after.code, 0, after.stderr);
+  const svg = path.join(dir, 'diff.svg');
+  const r = await runPlain(['report', '--from', url, '--where', 'service=diffsvc', '--since', `@${t1}`, '--until', 'now',
+    '--diff-since', `@${t0}..@${t1}`, '-o', svg]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const boxes = [...fs.readFileSync(svg, 'utf8').matchAll(/<title>([^<]*?) \(([+-][\d.]+)% of all samples against the baseline\) \((\d+) samples?[^<]*<\/title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"/g)]
+    .map((m) => ({ name: m[1], change: Number(m[2]), n: Number(m[3]), rgb: [Number(m[4]), Number(m[5]), Number(m[6])] }));
+  assert.ok(boxes.length > 10, 'frames drawn');
+  // widths: the new range's samples
+  const own = total(foldedByPid([path.join(dir, 'new.folded')]).get(chain.pid)) + total(foldedByPid([path.join(dir, 'new.folded')]).get(demo.pid));
+  assert.strictEqual(boxes[0].n, own, 'the root is as wide as the new range');
+  const red = (b) => b.rgb[0] === 255 && b.rgb[1] < 255;
+  const blue = (b) => b.rgb[2] === 255 && b.rgb[0] < 255;
+  const measure = boxes.filter((b) => /^measure /.test(b.name));
+  assert.ok(measure.length && measure.every((b) => red(b) && b.change > 0), `demo.js's frames are new: red (${JSON.stringify(measure[0])})`);
+  const leaf = boxes.filter((b) => /^leaf /.test(b.name));
+  assert.ok(leaf.length && leaf.some((b) => blue(b) && b.change < 0), `chain.js's share shrank: blue (${JSON.stringify(leaf)})`);
+  assert.deepStrictEqual(boxes[0].rgb, [255, 255, 255], 'the whole is unchanged: white');
+  // --diff-since draws an SVG only
+  const bad = await runPlain(['report', '--from', url, '--diff-since', '2h..1h', '--raw']);
+  assert.strictEqual(bad.code, 2);
+  assert.match(bad.stderr, /--diff-since draws a differential flame graph/);
+});
