@@ -10,6 +10,7 @@
 #include "../util/xalloc.h"
 #include "ch_check.h"
 #include "gzip_buf.h"
+#include "hash_index.h"
 #include "spool.h"
 
 enum {
@@ -35,7 +36,7 @@ struct ch_export {
 	pthread_t thread;
 	struct ch_conn conn;            /* (opened before the thread starts, then its own) */
 	struct spool spool;
-	struct u64map sent_stacks;      /* hash + 1 → 1 */
+	struct hash_index sent_stacks;  /* hashes sent (forgotten when full) */
 	bool online;
 	uint64_t retry_at_ns;
 	uint64_t backoff_ms;
@@ -46,12 +47,6 @@ static void nap_ms(uint64_t ms)
 {
 	struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000};
 	nanosleep(&ts, NULL);
-}
-
-/* u64map keys are non-zero */
-static uint64_t hash_key(uint64_t hash)
-{
-	return hash ? hash : 1;
 }
 
 static void stat_add(struct ch_export *ex, unsigned long *field, unsigned long n)
@@ -184,7 +179,7 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 	size_t nfresh = 0;
 	for (size_t i = 0; i < b->nstacks; i++) {
 		uint64_t v;
-		if (u64map_get(&ex->sent_stacks, hash_key(b->stack_hashes[i]), &v))
+		if (hash_index_get(&ex->sent_stacks, b->stack_hashes[i], &v))
 			continue;
 		size_t start = i ? b->stack_ends[i - 1] : 0;
 		sb_addn(&fresh, b->stacks.s + start, b->stack_ends[i] - start);
@@ -194,7 +189,7 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 	gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &samples_gz);
 	if (send_bodies(ex, &stacks_gz, nfresh, &samples_gz, &why)) {
 		for (size_t i = 0; i < b->nstacks; i++)
-			u64map_put(&ex->sent_stacks, hash_key(b->stack_hashes[i]), 1);
+			hash_index_put(&ex->sent_stacks, b->stack_hashes[i], 1);
 		pthread_mutex_lock(&ex->mu);
 		ex->st.sent++;
 		ex->st.bytes += (nfresh ? stacks_gz.len : 0) + samples_gz.len;
@@ -326,14 +321,14 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 	row_context_init(&ex->rows, cfg->service_spec, cfg->rate_hz);
 	memcpy(ex->rows.labels, cfg->labels, sizeof(cfg->labels));
 	ex->rows.nlabels = cfg->nlabels;
-	u64map_init(&ex->sent_stacks, SENT_STACKS_MAX);
+	hash_index_init(&ex->sent_stacks, SENT_STACKS_MAX);
 	pthread_mutex_init(&ex->mu, NULL);
 	pthread_cond_init(&ex->cv, NULL);
 	if (pthread_create(&ex->thread, NULL, sender_main, ex) != 0) {
 		sb_add(why, "cannot start the export thread");
 		ch_conn_free(&ex->conn);
 		row_context_free(&ex->rows);
-		u64map_free(&ex->sent_stacks);
+		hash_index_free(&ex->sent_stacks);
 		free(ex);
 		return NULL;
 	}
@@ -378,7 +373,7 @@ void ch_export_close(struct ch_export *ex, struct ch_export_stats *st)
 	*st = ex->st;
 	ch_conn_free(&ex->conn);
 	row_context_free(&ex->rows);
-	u64map_free(&ex->sent_stacks);
+	hash_index_free(&ex->sent_stacks);
 	pthread_mutex_destroy(&ex->mu);
 	pthread_cond_destroy(&ex->cv);
 	free(ex);

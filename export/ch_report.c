@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "../util/clock.h"
-#include "../util/u64map.h"
 #include "../util/xalloc.h"
 #include "frame_parse.h"
+#include "hash_index.h"
 #include "rowbinary.h"
 
 bool ch_decode_counts(const char *data, size_t len, struct stack_count **out, size_t *n,
@@ -65,8 +65,7 @@ static bool add_stack(struct profile *p, struct rb_cursor *c, struct frame *fram
 	struct sample smp = *base;
 	smp.frames = frames;
 	smp.n = (int)nframes;
-	for (uint64_t i = 0; i < count; i++)
-		profile_add(p, &smp);
+	profile_add_weighted(p, &smp, count);
 	return true;
 }
 
@@ -88,10 +87,10 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	size_t ncounts = 0;
 	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
 		  ch_decode_counts(answer.s, answer.len, &counts, &ncounts, why);
-	struct u64map index; /* hash → position in counts + 1 */
-	u64map_init(&index, 0);
+	struct hash_index index; /* hash → position in counts */
+	hash_index_init(&index, 0);
 	for (size_t i = 0; ok && i < ncounts; i++) {
-		u64map_put(&index, counts[i].hash ? counts[i].hash : 1, i);
+		hash_index_put(&index, counts[i].hash, i);
 		fig->samples += counts[i].count;
 	}
 	if (ok && fig->samples > REPORT_SAMPLES_MAX) {
@@ -118,8 +117,7 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	rb_cursor_init(&cur, answer.s, ok && ncounts ? answer.len : 0);
 	while (ok && !rb_at_end(&cur)) {
 		uint64_t hash = rb_get_u64(&cur), at;
-		if (cur.failed || !u64map_get(&index, hash ? hash : 1, &at) || seen[at] ||
-		    counts[at].hash != hash || !add_stack(p, &cur, frames, &base, counts[at].count)) {
+		if (cur.failed || !hash_index_get(&index, hash, &at) || seen[at] || !add_stack(p, &cur, frames, &base, counts[at].count)) {
 			sb_add(why, "ClickHouse's answer (stacks) is cut short, malformed or names a "
 				    "stack it was not asked for");
 			ok = false;
@@ -148,7 +146,7 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	free(seen);
 	free(frames);
 	free(counts);
-	u64map_free(&index);
+	hash_index_free(&index);
 	sb_free(&q);
 	sb_free(&answer);
 	return ok;

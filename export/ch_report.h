@@ -13,7 +13,8 @@
 #include "ch_http.h"
 
 enum { REPORT_STACKS_MAX = 4 << 20, REPORT_FRAMES_MAX = 4096, REPORT_FRAME_TEXT_MAX = 64 << 10 };
-#define REPORT_SAMPLES_MAX ((uint64_t)200 << 20) /* samples added to the profile at most */
+/* samples added to the profile at most: each keeps an 8-byte time-order record (profile.h) */
+#define REPORT_SAMPLES_MAX ((uint64_t)64 << 20)
 
 struct stack_count {
 	uint64_t hash, count;

@@ -7,6 +7,7 @@
 
 #include "../profile/frame_text.h"
 #include "../util/xalloc.h"
+#include "hash_index.h"
 #include "rowbinary.h"
 #include "service_name.h"
 #include "stack_hash.h"
@@ -128,8 +129,8 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 		       time_t bucket)
 {
 	b->bucket = (uint32_t)bucket;
-	struct u64map seen;
-	u64map_init(&seen, 0);
+	struct hash_index seen;
+	hash_index_init(&seen, 0);
 	struct strbuf folded;
 	sb_init(&folded);
 	size_t *ends = xmalloc(STACK_DEPTH_MAX * sizeof(size_t));
@@ -140,10 +141,9 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 			continue;
 		size_t depth = stack_text(p, n, &folded, ends, path);
 		uint64_t hash = stack_hash_of(folded.s, folded.len);
-		uint64_t key = hash ? hash : 1; /* u64map keys are non-zero */
 		uint64_t dummy;
-		if (!u64map_get(&seen, key, &dummy)) {
-			u64map_put(&seen, key, 1);
+		if (!hash_index_get(&seen, hash, &dummy)) {
+			hash_index_put(&seen, hash, 1);
 			add_stack_row(b, hash, &folded, ends, depth);
 		}
 		add_sample_row(b, rc, p, profile_node_thread(p, n), hash, nd->self);
@@ -151,5 +151,5 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 	free(ends);
 	free(path);
 	sb_free(&folded);
-	u64map_free(&seen);
+	hash_index_free(&seen);
 }
