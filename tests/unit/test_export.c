@@ -14,6 +14,7 @@
 #include "../../export/ch_url.h"
 #include "../../export/frame_parse.h"
 #include "../../export/gzip_buf.h"
+#include "../../export/hash_index.h"
 #include "../../export/rowbinary.h"
 #include "../../export/service_name.h"
 #include "../../export/spool.h"
@@ -351,4 +352,48 @@ Test(export, gzip)
 	cr_assert_eq((unsigned char)gz.s[0], 0x1f);
 	cr_assert_eq((unsigned char)gz.s[1], 0x8b);
 	sb_free(&gz);
+}
+
+Test(export, hash_index_holds_zero)
+{
+	struct hash_index h;
+	hash_index_init(&h, 0);
+	uint64_t v;
+	cr_assert_not(hash_index_get(&h, 0, &v));
+	hash_index_put(&h, 0, 7);
+	hash_index_put(&h, 1, 8);
+	cr_assert(hash_index_get(&h, 0, &v));
+	cr_assert_eq(v, 7);
+	cr_assert(hash_index_get(&h, 1, &v));
+	cr_assert_eq(v, 8);
+	hash_index_free(&h);
+}
+
+/* A weighted add is the same as that many single adds, records included. */
+Test(export, weighted_add_equals_single_adds)
+{
+	struct intern strings;
+	intern_init(&strings);
+	intern_str(&strings, "");
+	struct profile one, many;
+	profile_init(&one, &strings, LINES_CURRENT);
+	profile_init(&many, &strings, LINES_CURRENT);
+	struct frame f[2];
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
+	frame_parse(&strings, "node::Start", 11, &f[1]);
+	struct sample s = {.process_name = intern_str(&strings, "svc"), .thread_role = intern_str(&strings, "all"),
+			   .frames = f, .n = 2};
+	profile_add_weighted(&one, &s, 5);
+	for (int i = 0; i < 5; i++)
+		profile_add(&many, &s);
+	cr_assert_eq(one.samples, 5);
+	cr_assert_eq(one.nrecs, many.nrecs);
+	cr_assert_eq(one.nnodes, many.nnodes);
+	for (size_t i = 0; i < one.nnodes; i++) {
+		cr_assert_eq(one.nodes[i].total, many.nodes[i].total);
+		cr_assert_eq(one.nodes[i].self, many.nodes[i].self);
+	}
+	profile_free(&one);
+	profile_free(&many);
+	intern_free(&strings);
 }
