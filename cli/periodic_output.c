@@ -59,8 +59,9 @@ bool periodic_output_due(void *ctx, uint64_t now)
 		next_period(po, now);
 	if (po->sig && po->sig->usr1 != po->usr1_done) {
 		po->usr1_done = po->sig->usr1;
-		/* top without -o: stdout is the view, not a profile's place */
-		if (po->o->top && !po->o->output)
+		/* top without -o: stdout is the view, not a profile's place; --export without -o
+		 * writes no files */
+		if ((po->o->top || po->o->exporter) && !po->o->output)
 			return false;
 		write_now(po, now, false);
 		if (!po->o->quiet)

@@ -326,6 +326,7 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 	pthread_cond_init(&ex->cv, NULL);
 	if (pthread_create(&ex->thread, NULL, sender_main, ex) != 0) {
 		sb_add(why, "cannot start the export thread");
+		spool_close(&ex->spool);
 		ch_conn_free(&ex->conn);
 		row_context_free(&ex->rows);
 		hash_index_free(&ex->sent_stacks);
@@ -371,6 +372,7 @@ void ch_export_close(struct ch_export *ex, struct ch_export_stats *st)
 	ex->st.pending = spool_list(&ex->spool, e, SPOOL_MAX_FILES);
 	free(e);
 	*st = ex->st;
+	spool_close(&ex->spool);
 	ch_conn_free(&ex->conn);
 	row_context_free(&ex->rows);
 	hash_index_free(&ex->sent_stacks);

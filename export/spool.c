@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +89,7 @@ size_t spool_list(const struct spool *s, struct spool_entry *out, size_t max)
 bool spool_open(struct spool *s, const char *dir, uint64_t max_bytes, struct strbuf *why)
 {
 	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
 	if (strlen(dir) >= sizeof(s->dir)) {
 		sb_add(why, "the spool directory's name is too long");
 		return false;
@@ -110,11 +112,34 @@ bool spool_open(struct spool *s, const char *dir, uint64_t max_bytes, struct str
 		sb_printf(why, " (%s)", errno ? strerror(errno) : "not a writable directory");
 		return false;
 	}
+	char lock[PATH_MAX];
+	snprintf(lock, sizeof(lock), "%s/.lock", s->dir);
+	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (s->lock_fd < 0 || flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		int err = errno;
+		if (s->lock_fd >= 0)
+			close(s->lock_fd);
+		s->lock_fd = -1;
+		sb_add(why, "the spool directory ");
+		sb_add_escaped_str(why, s->dir);
+		if (err == EWOULDBLOCK)
+			sb_add(why, " is in use by another v8walk: give each agent its own --spool");
+		else
+			sb_printf(why, " cannot be locked (%s)", strerror(err));
+		return false;
+	}
 	struct spool_entry *e = malloc(SPOOL_MAX_FILES * sizeof(*e));
 	size_t n = e ? spool_list(s, e, SPOOL_MAX_FILES) : 0;
 	s->next_seq = n ? e[n - 1].seq + 1 : 1;
 	free(e);
 	return true;
+}
+
+void spool_close(struct spool *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	s->lock_fd = -1;
 }
 
 /* Remove the oldest files while the directory is over its limit. */

@@ -2,8 +2,9 @@
  * ClickHouse answers again: one file per period (NNNNNNNNNNNNNNNN.v8wspool, the number in hex
  * giving the order), each holding the period's two gzip'd RowBinary insert bodies (stacks and
  * samples) after a header line `V8WSPOOL1 STACKS_LEN SAMPLES_LEN\n`. Files appear by rename. When
- * the directory holds more than its limit the oldest files are removed and counted. Spool files
- * are read as hostile input: header, lengths and size are checked. */
+ * the directory holds more than its limit the oldest files are removed and counted. One agent
+ * uses a directory at a time (an flock on DIR/.lock, held while it runs). Spool files are read as
+ * hostile input: header, lengths and size are checked. */
 #ifndef V8WALK_SPOOL_H
 #define V8WALK_SPOOL_H
 
@@ -27,12 +28,16 @@ struct spool {
 	uint64_t max_bytes;
 	uint64_t next_seq;
 	unsigned long dropped;      /* periods removed over the limit */
+	int lock_fd;                /* DIR/.lock, flock'ed (-1: none) */
 };
 
 /* The directory as the default: $XDG_CACHE_HOME/v8walk-spool, else /var/tmp/v8walk-spool. */
 void spool_default_dir(char *out, size_t len);
-/* Create (0700) or reuse `dir`; the files already there are kept and sent first. */
+/* Create (0700) or reuse `dir`; the files already there are kept and sent first. Refused while
+ * another agent holds the directory. */
 bool spool_open(struct spool *s, const char *dir, uint64_t max_bytes, struct strbuf *why);
+/* Let the directory go (the files stay). */
+void spool_close(struct spool *s);
 /* Add one period's bodies; then the oldest files go while the directory is over its limit. */
 bool spool_put(struct spool *s, const void *stacks, size_t stacks_len, const void *samples,
 	       size_t samples_len, struct strbuf *why);

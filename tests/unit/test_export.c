@@ -323,10 +323,14 @@ Test(export, spool_directory)
 	cr_assert_eq(st.len, 10);
 	cr_assert_eq(sa.len, 30);
 	cr_assert_eq(st.s[0], 'c');
-	/* reopened: numbering goes on after the newest file */
+	/* one agent at a time; reopened: numbering goes on after the newest file */
 	struct spool again;
+	cr_assert_not(spool_open(&again, dir, 200, &why));
+	cr_assert(strstr(why.s, "in use by another v8walk"), "%s", why.s);
+	spool_close(&s);
 	cr_assert(spool_open(&again, dir, 200, &why));
 	cr_assert_eq(again.next_seq, 6);
+	spool_close(&again);
 	/* a damaged file is refused */
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%016x.v8wspool", dir, 5);
@@ -337,6 +341,9 @@ Test(export, spool_directory)
 	for (size_t i = 0; i < n; i++)
 		spool_remove(&s, e[i].seq);
 	cr_assert_eq(spool_list(&s, e, 8), 0);
+	char lock[512];
+	snprintf(lock, sizeof(lock), "%s/.lock", dir);
+	unlink(lock);
 	rmdir(dir);
 	sb_free(&why);
 	sb_free(&st);
