@@ -77,6 +77,9 @@ bool ch_conn_init(struct ch_conn *c, const struct ch_url *u, const struct ch_cre
 	c->cred = *cred;
 	c->connect_timeout_ms = 2000;
 	c->timeout_ms = 30000;
+	c->ca_file = getenv("V8WALK_CLICKHOUSE_CA");
+	if (c->ca_file && !c->ca_file[0])
+		c->ca_file = NULL;
 	c->curl = curl_easy_init();
 	return c->curl != NULL;
 }
@@ -158,6 +161,8 @@ bool ch_post(struct ch_conn *c, const char *query, const void *body, size_t len,
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (c->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
 	if (c->cred.user[0] || c->cred.password[0]) {
 		curl_easy_setopt(h, CURLOPT_USERNAME, c->cred.user[0] ? c->cred.user : "default");
 		curl_easy_setopt(h, CURLOPT_PASSWORD, c->cred.password);

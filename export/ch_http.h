@@ -1,7 +1,9 @@
 /* ch_http.h — one connection to ClickHouse's HTTP interface over libcurl (TLS with libcurl's
  * usual CA handling for https), and where its credentials come from: the environment
  * (V8WALK_CLICKHOUSE_USER, V8WALK_CLICKHOUSE_PASSWORD) or a file (`USER:PASSWORD` on its first
- * line), never the command line. Answers are bounded and errors are one line. */
+ * line), never the command line. TLS trusts the system's CAs, or the CA file named by
+ * V8WALK_CLICKHOUSE_CA (a private CA or a self-signed server). Answers are bounded and errors
+ * are one line. */
 #ifndef V8WALK_CH_HTTP_H
 #define V8WALK_CH_HTTP_H
 
@@ -27,6 +29,7 @@ struct ch_conn {
 	struct ch_url url;
 	struct ch_credentials cred;
 	void *curl;               /* CURL * */
+	const char *ca_file;      /* V8WALK_CLICKHOUSE_CA, or NULL: libcurl's CA bundle */
 	long connect_timeout_ms, timeout_ms;
 };
 

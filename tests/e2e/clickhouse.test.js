@@ -4,7 +4,8 @@
 // service must equal, stack for stack and so function for function, the agent's own -o folded
 // files of the same run (the same samples, so equality is exact). ClickHouse killed for two
 // periods and restarted: nothing lost, the spool drained. A spool over its limit: the oldest
-// dropped and counted, the exit status says so, and the next agent drains what was kept. Two
+// dropped and counted, the exit status says so, and the next agent drains what was kept. TLS with
+// a private CA (V8WALK_CLICKHOUSE_CA), refused without it. Two
 // shards behind Distributed tables: report returns the union. Bad URLs, refused connections,
 // wrong credentials and a table of another shape: one clear line each, a non-zero exit.
 // Runs once per matrix run: in the ptrace pass on the first node (the exporter does not depend on
@@ -254,6 +255,27 @@ chTest('two shards behind Distributed tables: report returns the union', async (
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=alpha'])).stdout)), sorted(own[0]));
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=beta'])).stdout)), sorted(own[1]), 'the other shard\'s rows');
   assert.deepStrictEqual(sorted(reportStacks((await report(url, [])).stdout)), sorted(merge(own[0], own[1])), 'the union');
+});
+
+chTest('https:// and clickhouses:// with the server\'s CA from V8WALK_CLICKHOUSE_CA; without it, one line', async (t) => {
+  const s = await ch.createServer(tmp, 'tls', { tls: true });
+  servers.push(s);
+  await s.start();
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'secure' } });
+  t.after(() => fx.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'tls-'));
+  const https = `https://127.0.0.1:${s.ports.https}/default.tls`;
+  const untrusted = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1', '--export', https, '--create-schema',
+    '--spool', path.join(dir, 'spool')]);
+  assert.strictEqual(untrusted.code, 1);
+  assert.match(untrusted.stderr.trim(), /^v8walk: --export: cannot reach ClickHouse at https:\/\/127\.0\.0\.1:\d+\/ \(.*certificate/);
+  const env = { V8WALK_CLICKHOUSE_CA: s.ca };
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--duration', '2', '--export', `clickhouses://127.0.0.1:${s.ports.https}/default.tls`,
+    '--create-schema', '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'all.folded')], { env });
+  assert.strictEqual(r.code, 0, r.stderr);
+  const rep = await runPlain(['report', '--from', https, '--where', 'service=secure', '--since', '1h', '--raw'], env);
+  assert.strictEqual(rep.code, 0, rep.stderr);
+  assert.deepStrictEqual(sorted(reportStacks(rep.stdout)), sorted(foldedByPid([path.join(dir, 'all.folded')]).get(fx.pid)));
 });
 
 chTest('bad URLs, refused connections, wrong credentials, a table of another shape: one clear line each', async (t) => {

@@ -4,7 +4,7 @@
 // directory, queried over HTTP. A server that cannot start is an error that says why (the
 // package missing, or the tail of its error log), never a silent pass.
 'use strict';
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
@@ -21,13 +21,16 @@ function freePort() {
   });
 }
 
-function configXml(dir, ports, cluster) {
+function configXml(dir, ports, cluster, tls) {
   const remote = cluster ? `<remote_servers><${cluster.name}>${cluster.shards.map((tcp) =>
     `<shard><replica><host>127.0.0.1</host><port>${tcp}</port></replica></shard>`).join('')}</${cluster.name}></remote_servers>` : '';
   return `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>${dir}/server.log</log><errorlog>${dir}/error.log</errorlog><console>0</console></logger>
-  <http_port>${ports.http}</http_port>
+  <http_port>${ports.http}</http_port>${tls ? `
+  <https_port>${ports.https}</https_port>
+  <openSSL><server><certificateFile>${dir}/cert.pem</certificateFile><privateKeyFile>${dir}/key.pem</privateKeyFile>
+    <verificationMode>none</verificationMode><loadDefaultCAFile>false</loadDefaultCAFile></server></openSSL>` : ''}
   <tcp_port>${ports.tcp}</tcp_port>
   <listen_host>127.0.0.1</listen_host>
   <path>${dir}/data/</path>
@@ -104,16 +107,23 @@ class Server {
 }
 
 // A server in dir/NAME with fresh ports; cluster: {name, shards: [tcp ports]} (set later with
-// setCluster, once every shard's ports are known).
-async function createServer(root, name) {
+// setCluster, once every shard's ports are known); tls: also an https port, with a self-signed
+// certificate for 127.0.0.1 made by openssl (dir/cert.pem, the CA a client must trust).
+async function createServer(root, name, { tls = false } = {}) {
   if (!fs.existsSync(SERVER_BIN))
     throw new Error(`${SERVER_BIN} is not installed (scripts/setup-deps.sh installs clickhouse-server)`);
   const dir = path.join(root, name);
   for (const d of ['data', 'tmp']) fs.mkdirSync(path.join(dir, d), { recursive: true });
-  const ports = { http: await freePort(), tcp: await freePort() };
+  const ports = { http: await freePort(), tcp: await freePort(), https: tls ? await freePort() : 0 };
   fs.writeFileSync(path.join(dir, 'users.xml'), USERS_XML);
+  if (tls) {
+    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'),
+      '-out', path.join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`openssl could not make a certificate (scripts/setup-deps.sh installs openssl): ${r.error || r.stderr}`);
+  }
   const s = new Server(dir, ports, null);
-  s.setCluster = (cluster) => { s.cluster = cluster; fs.writeFileSync(path.join(dir, 'config.xml'), configXml(dir, ports, cluster)); };
+  s.ca = path.join(dir, 'cert.pem');
+  s.setCluster = (cluster) => { s.cluster = cluster; fs.writeFileSync(path.join(dir, 'config.xml'), configXml(dir, ports, cluster, tls)); };
   s.setCluster(null);
   return s;
 }
