@@ -12,7 +12,7 @@
 #include "service_name.h"
 #include "stack_hash.h"
 
-enum { STACK_DEPTH_MAX = 4096 };
+enum { STACK_DEPTH_MAX = 4096, SERVICE_NAMES_BUDGET = 1 << 20 };
 
 void row_context_init(struct row_context *rc, const char *service_spec, double rate_hz)
 {
@@ -22,6 +22,7 @@ void row_context_init(struct row_context *rc, const char *service_spec, double r
 	rc->service_spec = service_spec;
 	rc->ns_per_sample = rate_hz > 0 ? (uint64_t)(1e9 / rate_hz) : 0;
 	intern_init(&rc->services);
+	intern_set_budget(&rc->services, SERVICE_NAMES_BUDGET, "[v8walk: too many service names]");
 	u64map_init(&rc->service_of_pid, SERVICE_CACHE_MAX);
 }
 
