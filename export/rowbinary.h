@@ -25,7 +25,9 @@ struct rb_cursor {
 
 static inline void rb_cursor_init(struct rb_cursor *c, const void *p, size_t len)
 {
-	c->p = p;
+	static const unsigned char empty[1];
+	c->p = p ? p : empty; /* an empty answer's buffer may be NULL: no arithmetic on it */
+	len = p ? len : 0;
 	c->end = c->p + len;
 	c->failed = false;
 }

@@ -77,6 +77,8 @@ const total = (m) => [...m.values()].reduce((a, b) => a + b, 0);
 function periodFiles(dir) {
   return fs.readdirSync(dir).filter((f) => f.endsWith('.folded')).map((f) => path.join(dir, f));
 }
+// the periods waiting in a spool directory (its .lock aside)
+const spooled = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.v8wspool')).sort();
 function summary(stderr) {
   const m = /export to .*: (\d+) periods: (\d+) sent \((\d+) of them from the spool\), (\d+) spooled, (\d+) dropped, (\d+) still in the spool; (\d+) rows made, (\d+) bytes sent/.exec(stderr);
   assert.ok(m, `an export summary in:\n${stderr}`);
@@ -171,7 +173,7 @@ chTest('ClickHouse killed for two periods and restarted: the periods wait in the
   assert.strictEqual(st.dropped, 0);
   assert.strictEqual(st.pending, 0);
   assert.strictEqual(st.sent, st.periods);
-  assert.deepStrictEqual(fs.readdirSync(path.join(dir, 'spool')), [], 'the spool is empty');
+  assert.deepStrictEqual(spooled(path.join(dir, 'spool')), [], 'the spool is empty');
   const own = foldedByPid(periodFiles(dir)).get(fx.pid);
   const got = reportStacks((await report(url, ['service=spooled'])).stdout);
   assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
@@ -198,7 +200,7 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   assert.ok(st.spooled >= 3, r.stderr);
   assert.ok(st.dropped >= 1, `the oldest dropped: ${r.stderr}`);
   assert.strictEqual(st.pending + st.dropped, st.spooled, 'every spooled period is either kept or counted as dropped');
-  const kept = fs.readdirSync(spool).sort();
+  const kept = spooled(spool);
   assert.strictEqual(kept.length, st.pending);
   // the newest were kept: the numbers of the last `pending` spooled periods
   assert.deepStrictEqual(kept.map((f) => parseInt(f, 16)), Array.from({ length: st.pending }, (_, i) => st.spooled - st.pending + 1 + i));
@@ -208,7 +210,7 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   assert.strictEqual(again.code, 0, again.stderr);
   const st2 = summary(again.stderr);
   assert.strictEqual(st2.drained, st.pending, again.stderr);
-  assert.deepStrictEqual(fs.readdirSync(spool), []);
+  assert.deepStrictEqual(spooled(spool), []);
   // what arrived: the first run's sent periods and kept ones, and the second run's
   const files = periodFiles(dir).map((f) => ({ f, n: Number(/-(\d+)\.folded$/.exec(f)[1]), first: path.basename(f).startsWith('p-') }));
   const lostPeriods = new Set();
