@@ -69,6 +69,56 @@ static bool add_stack(struct profile *p, struct rb_cursor *c, struct frame *fram
 	return true;
 }
 
+bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, size_t ncounts,
+			  const char *data, size_t len, const char *root_label, size_t *missing,
+			  struct strbuf *why)
+{
+	struct hash_index index; /* hash → position in counts */
+	hash_index_init(&index, 0);
+	for (size_t i = 0; i < ncounts; i++)
+		hash_index_put(&index, counts[i].hash, i);
+	struct sample base = {.process_name = intern_str(p->strings, root_label),
+			      .thread_role = intern_str(p->strings, "all")};
+	struct frame *frames = xmalloc(REPORT_FRAMES_MAX * sizeof(*frames));
+	bool *seen = xcalloc(ncounts ? ncounts : 1, sizeof(bool));
+	bool ok = true;
+	struct rb_cursor cur;
+	rb_cursor_init(&cur, data, len);
+	while (!rb_at_end(&cur)) {
+		uint64_t hash = rb_get_u64(&cur), at;
+		if (cur.failed || !hash_index_get(&index, hash, &at) || seen[at] ||
+		    !add_stack(p, &cur, frames, &base, counts[at].count)) {
+			sb_add(why, "ClickHouse's answer (stacks) is cut short, malformed or names a "
+				    "stack it was not asked for");
+			ok = false;
+			break;
+		}
+		seen[at] = true;
+	}
+	/* samples whose stack the stacks table lacks: shown, not dropped */
+	*missing = 0;
+	for (size_t i = 0; ok && i < ncounts; i++) {
+		if (seen[i])
+			continue;
+		(*missing)++;
+		char text[64];
+		int tlen = snprintf(text, sizeof(text), "[v8walk: stack %016" PRIx64 " not stored]",
+				    counts[i].hash);
+		struct rb_cursor one;
+		struct strbuf enc;
+		sb_init(&enc);
+		rb_put_varuint(&enc, 1);
+		rb_put_string(&enc, text, (size_t)tlen);
+		rb_cursor_init(&one, enc.s, enc.len);
+		add_stack(p, &one, frames, &base, counts[i].count);
+		sb_free(&enc);
+	}
+	free(seen);
+	free(frames);
+	hash_index_free(&index);
+	return ok;
+}
+
 bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
 		     const char *root_label, struct profile *p, struct report_figures *fig,
 		     struct strbuf *why)
@@ -87,12 +137,8 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	size_t ncounts = 0;
 	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
 		  ch_decode_counts(answer.s, answer.len, &counts, &ncounts, why);
-	struct hash_index index; /* hash → position in counts */
-	hash_index_init(&index, 0);
-	for (size_t i = 0; ok && i < ncounts; i++) {
-		hash_index_put(&index, counts[i].hash, i);
+	for (size_t i = 0; ok && i < ncounts; i++)
 		fig->samples += counts[i].count;
-	}
 	if (ok && fig->samples > REPORT_SAMPLES_MAX) {
 		sb_printf(why, "the filter matches %" PRIu64 " samples, more than the %" PRIu64
 			  " a report holds: narrow it", fig->samples, REPORT_SAMPLES_MAX);
@@ -104,49 +150,15 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 		  "(SELECT stack_hash FROM %s.%s_samples WHERE ", db, t, db, t);
 	time_range(&q, since, until);
 	sb_printf(&q, "%s) GROUP BY stack_hash FORMAT RowBinary", where_sql);
+	sb_reset(&answer);
 	if (ok && ncounts)
 		ok = ch_post(c, q.s, NULL, 0, false, &answer, why);
 	fig->query_ms = (double)(now_ns() - t0) / 1e6;
-	struct sample base = {.process_name = intern_str(p->strings, root_label),
-			      .thread_role = intern_str(p->strings, "all")};
-	struct frame *frames = xmalloc(REPORT_FRAMES_MAX * sizeof(*frames));
-	bool *seen = ok ? xmalloc((ncounts ? ncounts : 1) * sizeof(bool)) : NULL;
-	if (seen)
-		memset(seen, 0, (ncounts ? ncounts : 1) * sizeof(bool));
-	struct rb_cursor cur;
-	rb_cursor_init(&cur, answer.s, ok && ncounts ? answer.len : 0);
-	while (ok && !rb_at_end(&cur)) {
-		uint64_t hash = rb_get_u64(&cur), at;
-		if (cur.failed || !hash_index_get(&index, hash, &at) || seen[at] || !add_stack(p, &cur, frames, &base, counts[at].count)) {
-			sb_add(why, "ClickHouse's answer (stacks) is cut short, malformed or names a "
-				    "stack it was not asked for");
-			ok = false;
-			break;
-		}
-		seen[at] = true;
-	}
-	/* samples whose stack the stacks table lacks: shown, not dropped */
-	for (size_t i = 0; ok && i < ncounts; i++) {
-		if (seen[i])
-			continue;
-		fig->missing_frames++;
-		char text[64];
-		int len = snprintf(text, sizeof(text), "[v8walk: stack %016" PRIx64 " not stored]",
-				   counts[i].hash);
-		struct rb_cursor one;
-		struct strbuf enc;
-		sb_init(&enc);
-		rb_put_varuint(&enc, 1);
-		rb_put_string(&enc, text, (size_t)len);
-		rb_cursor_init(&one, enc.s, enc.len);
-		add_stack(p, &one, frames, &base, counts[i].count);
-		sb_free(&enc);
-	}
+	if (ok)
+		ok = ch_report_add_stacks(p, counts, ncounts, answer.s, answer.len, root_label,
+					  &fig->missing_frames, why);
 	fig->stacks = ncounts;
-	free(seen);
-	free(frames);
 	free(counts);
-	hash_index_free(&index);
 	sb_free(&q);
 	sb_free(&answer);
 	return ok;

@@ -31,6 +31,14 @@ struct report_figures {
 bool ch_decode_counts(const char *data, size_t len, struct stack_count **out, size_t *n,
 		      struct strbuf *why);
 
+/* Pure: add the stacks of a (stack_hash UInt64, frames Array(String)) answer to p, each with its
+ * count from counts[] (under a root named root_label); a counted stack the answer lacks is added
+ * as one "[v8walk: stack HASH not stored]" frame (*missing counts them). False with one line in
+ * why when the answer is malformed or names a stack not asked for. */
+bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, size_t ncounts,
+			  const char *data, size_t len, const char *root_label, size_t *missing,
+			  struct strbuf *why);
+
 /* The samples of `where_sql` (conditions after "WHERE 1", from ch_sql.h) in [since, until) Unix
  * seconds, into p (already initialised) under a root named root_label. */
 bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,

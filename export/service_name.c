@@ -40,13 +40,20 @@ bool environ_value(const char *block, size_t len, const char *name, struct strbu
 	return false;
 }
 
+/* Is the counted argument a[0..alen) exactly `opt`? */
+static bool arg_is(const char *a, size_t alen, const char *opt)
+{
+	return alen == strlen(opt) && !memcmp(a, opt, alen);
+}
+
 bool main_script_of(const char *argv, size_t len, struct strbuf *out)
 {
 	size_t i = strnlen(argv, len) + 1; /* past argv[0] */
 	while (i < len) {
 		const char *a = argv + i;
 		size_t alen = strnlen(a, len - i);
-		if (!strcmp(a, "-e") || !strcmp(a, "--eval") || !strcmp(a, "-p") || !strcmp(a, "--print"))
+		if (arg_is(a, alen, "-e") || arg_is(a, alen, "--eval") || arg_is(a, alen, "-p") ||
+		    arg_is(a, alen, "--print"))
 			return false;
 		if (alen && a[0] != '-') {
 			sb_reset(out);
@@ -54,8 +61,8 @@ bool main_script_of(const char *argv, size_t len, struct strbuf *out)
 			return true;
 		}
 		/* options that take the next argument as their value */
-		bool takes_value = !strcmp(a, "-r") || !strcmp(a, "--require") || !strcmp(a, "--import") ||
-				   !strcmp(a, "--loader");
+		bool takes_value = arg_is(a, alen, "-r") || arg_is(a, alen, "--require") ||
+				   arg_is(a, alen, "--import") || arg_is(a, alen, "--loader");
 		i += alen + 1;
 		if (takes_value && i < len)
 			i += strnlen(argv + i, len - i) + 1;
@@ -98,7 +105,8 @@ bool package_json_name(const char *text, size_t len, struct strbuf *out)
 		} else if (c == '"') {
 			bool plain;
 			size_t end = skip_string(text, len, i, &plain);
-			bool is_name_key = expect_key && end - i == 6 && !memcmp(text + i, "\"name\"", 6);
+			bool is_name_key = expect_key && end <= len && end - i == 6 &&
+					   !memcmp(text + i, "\"name\"", 6);
 			expect_key = false;
 			i = end;
 			if (!is_name_key)

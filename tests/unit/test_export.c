@@ -20,6 +20,8 @@
 #include "../../export/spool.h"
 #include "../../export/stack_hash.h"
 #include "../../profile/frame_text.h"
+#include "../../profile/writers.h"
+#include "../../export/rowbinary.h"
 
 static bool url(const char *text, struct ch_url *u)
 {
@@ -402,5 +404,45 @@ Test(export, weighted_add_equals_single_adds)
 	}
 	profile_free(&one);
 	profile_free(&many);
+	intern_free(&strings);
+}
+
+/* report's stacks answer: counted stacks added with their counts, one the answer lacks shown as
+ * "not stored", an answer naming a stack not asked for refused. */
+Test(export, report_add_stacks)
+{
+	struct intern strings;
+	intern_init(&strings);
+	intern_str(&strings, "");
+	struct profile p;
+	profile_init(&p, &strings, LINES_CURRENT);
+	struct strbuf ans, why;
+	sb_init(&ans);
+	sb_init(&why);
+	rb_put_u64(&ans, 11);
+	rb_put_varuint(&ans, 2);
+	rb_put_string(&ans, "main", 4);
+	rb_put_string(&ans, "leaf (/a.js:3)_[j]", 18);
+	struct stack_count counts[] = {{11, 5}, {22, 2}};
+	size_t missing;
+	cr_assert(ch_report_add_stacks(&p, counts, 2, ans.s, ans.len, "svc", &missing, &why), "%s", why.s);
+	cr_assert_eq(missing, 1);
+	cr_assert_eq(p.samples, 7);
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *f = open_memstream(&text, &text_len);
+	cr_assert_eq(write_folded(&p, &(struct write_opts){0}, f), 0);
+	fclose(f);
+	cr_assert(strstr(text, "svc (0);all (0);main;leaf (/a.js:3)_[j] 5\n"), "%s", text);
+	cr_assert(strstr(text, "svc (0);all (0);[v8walk: stack 0000000000000016 not stored] 2\n"), "%s", text);
+	free(text);
+	profile_free(&p);
+	profile_init(&p, &strings, LINES_CURRENT);
+	rb_put_u64(&ans, 99); /* not asked for */
+	rb_put_varuint(&ans, 0);
+	cr_assert_not(ch_report_add_stacks(&p, counts, 2, ans.s, ans.len, "svc", &missing, &why));
+	profile_free(&p);
+	sb_free(&ans);
+	sb_free(&why);
 	intern_free(&strings);
 }
