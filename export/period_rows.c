@@ -130,6 +130,8 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 		       time_t bucket)
 {
 	b->bucket = (uint32_t)bucket;
+	/* services are looked up again each period: a pid may have been reused meanwhile */
+	u64map_clear(&rc->service_of_pid);
 	struct hash_index seen;
 	hash_index_init(&seen, 0);
 	struct strbuf folded;

@@ -1,7 +1,7 @@
 /* period_rows.h — one period's aggregation (profile.h) as ClickHouse rows: every distinct stack
  * once (stack_hash, frames) and one samples row per (process, thread, stack) with its count, in
  * RowBinary (rowbinary.h) in the column order of ch_schema.h. The service of each process is
- * looked up once per pid (service_name.h) and kept while the run lasts (bounded). */
+ * looked up once per pid and period (service_name.h: a pid may be reused between periods). */
 #ifndef V8WALK_PERIOD_ROWS_H
 #define V8WALK_PERIOD_ROWS_H
 
@@ -26,7 +26,7 @@ struct row_context {
 	size_t nlabels;
 	uint64_t ns_per_sample;             /* cpu_ns = count × this (1e9 / rate) */
 	struct intern services;             /* pid → service, cached */
-	struct u64map service_of_pid;       /* pid + 1 → id in services */
+	struct u64map service_of_pid;       /* pid + 1 → id in services, this period */
 };
 
 /* One period as rows. stacks: RowBinary rows of its distinct stacks; stack_hashes/stack_ends:
