@@ -7,6 +7,8 @@ enum exit_code {
 	EXIT_ERROR = 1,         /* nothing could be done or shown; one line on stderr says why */
 	EXIT_USAGE = 2,         /* the command line is wrong (options, combinations, values) */
 	EXIT_DAMAGED_INPUT = 3, /* --core: stacks printed, with warnings or damage (also on stderr) */
+	EXIT_EXPORT_INCOMPLETE = 4, /* --export: sampled, but periods were dropped or still wait in
+				     * the spool (the summary says how many) */
 	/* launch mode passes the program's own exit status on, as a shell gives it: */
 	EXIT_CANNOT_RUN = 126,  /* the program exists but cannot be run */
 	EXIT_NOT_FOUND = 127,   /* no such program */

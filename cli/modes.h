@@ -23,6 +23,10 @@ int mode_dump(const struct options *o);
  * warnings about the input). */
 int mode_core(const struct options *o);
 int mode_version_info(const struct options *o);
+/* `v8walk schema ...`: print the ClickHouse tables' DDL (argv[0] is "schema"). */
+int mode_schema(int argc, char **argv);
+/* `v8walk report ...`: a profile read back from ClickHouse (argv[0] is "report"). */
+int mode_report(int argc, char **argv);
 
 /* Shared: a one-line error on stderr, EXIT_ERROR. */
 int fail_msg(const char *msg);

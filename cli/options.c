@@ -21,6 +21,10 @@ static void usage(FILE *f)
 		"       v8walk top --pid PID [--interval SEC]           live view of where time goes\n"
 		"       v8walk --pid PID --dump [--json]                every thread's stack, once\n"
 		"       v8walk --core FILE [--exe PATH] [--json]        every thread's stack in a core\n"
+		"       v8walk --all-node --period SEC --export URL     ship profiles to ClickHouse\n"
+		"       v8walk report --from URL --where service=NAME --since 2h -o FILE\n"
+		"                                                       a fleet's profile from ClickHouse\n"
+		"       v8walk schema [--cluster NAME] [--database DB] [--table T]   its tables' DDL\n"
 		"\n"
 		"Sample a running, unmodified Node.js process and print where its time goes:\n"
 		"JavaScript frames named from V8's heap, mixed with native C++/libuv frames.\n"
@@ -59,6 +63,21 @@ static void usage(FILE *f)
 		"                           (prof-%%Y%%m%%dT%%H%%M%%S.pb.gz); files appear by rename\n"
 		"  kill -USR1 <v8walk>      writes the profile so far to -o; sampling goes on\n"
 		"\n"
+		"fleet profiling (ClickHouse; v8walk schema prints the tables, v8walk report reads them):\n"
+		"      --export URL         send each period (--period, else the run) to ClickHouse:\n"
+		"                           clickhouse://HOST[:PORT]/DB[.TABLE] (HTTP, port 8123),\n"
+		"                           clickhouses:// or https:// for TLS; the password comes from\n"
+		"                           V8WALK_CLICKHOUSE_USER/_PASSWORD or --export-credentials;\n"
+		"                           V8WALK_CLICKHOUSE_CA=FILE trusts a private CA for TLS\n"
+		"      --label KEY=VALUE    a label on every row (repeat); service=NAME names the\n"
+		"                           service, service=auto takes package.json's name (or the\n"
+		"                           script's); a process's V8WALK_SERVICE overrides both\n"
+		"      --export-credentials FILE  USER:PASSWORD on the file's first line\n"
+		"      --create-schema      create the tables if they are absent\n"
+		"      --spool DIR          periods wait here while ClickHouse is unreachable (default\n"
+		"                           $XDG_CACHE_HOME/v8walk-spool or /var/tmp/v8walk-spool)\n"
+		"      --spool-max-mb N     the spool's size limit (default 256); the oldest go first\n"
+		"\n"
 		"top (v8walk top ..., or --top): functions by own time, refreshed every --interval\n"
 		"      --interval SEC       refresh period (default 1); keys: 1-4 sort column, t thread,\n"
 		"                           l line (definition/current), n native frames, w window\n"
@@ -94,9 +113,10 @@ static void usage(FILE *f)
 		"  %-3d  nothing could be done or shown; one line on stderr says why\n"
 		"  %-3d  the command line is wrong\n"
 		"  %-3d  --core: stacks printed, with warnings or damage in the input\n"
+		"  %-3d  --export: profiled, but some periods were dropped or wait in the spool\n"
 		"  -- PROGRAM: the program's own exit status, as a shell gives it (%d: it\n"
 		"       cannot be run, %d: not found, %d+N: killed by signal N)\n",
-		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_CANNOT_RUN, EXIT_NOT_FOUND,
+		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_EXPORT_INCOMPLETE, EXIT_CANNOT_RUN, EXIT_NOT_FOUND,
 		EXIT_SIGNAL_BASE);
 }
 
@@ -160,10 +180,16 @@ const char *options_conflict(const struct options *o)
 		       "FILE.cpuprofile)";
 	if (o->period_s > 0 && o->top)
 		return "--period cuts a recorded profile into files; top shows the profile live";
-	if (o->period_s > 0 && !o->output)
+	const char *export_conflict = export_options_conflict(&o->export);
+	if (export_conflict)
+		return export_conflict;
+	if (o->export.url_text && (one_shot || o->top || o->version_info))
+		return "--export sends sampled profiles; it goes without --dump, --core, top and "
+		       "--version-info";
+	if (o->period_s > 0 && !o->output && !o->export.url_text)
 		return "--period writes each period to its own file: give -o NAME with %n or strftime "
 		       "fields";
-	if (o->period_s > 0 && !output_name_has_fields(o->output))
+	if (o->period_s > 0 && o->output && !output_name_has_fields(o->output))
 		return "with --period, -o needs %n or a strftime field (e.g. prof-%n.pb.gz, "
 		       "prof-%Y%m%dT%H%M%S.pb.gz) so that each period has a file of its own";
 	if (o->interval_s > 0 && !o->top)
@@ -225,6 +251,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"period", required_argument, NULL, O_PERIOD},
 	    {"top", no_argument, NULL, O_TOP},
 	    {"interval", required_argument, NULL, O_INTERVAL},
+	    {"export", required_argument, NULL, XO_EXPORT},
+	    {"label", required_argument, NULL, XO_LABEL},
+	    {"export-credentials", required_argument, NULL, XO_CREDENTIALS},
+	    {"spool", required_argument, NULL, XO_SPOOL},
+	    {"spool-max-mb", required_argument, NULL, XO_SPOOL_MAX_MB},
+	    {"create-schema", no_argument, NULL, XO_CREATE_SCHEMA},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -329,6 +361,15 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			break;
 		}
 		case O_TOP: o->top = true; break;
+		case XO_EXPORT:
+		case XO_LABEL:
+		case XO_CREDENTIALS:
+		case XO_SPOOL:
+		case XO_SPOOL_MAX_MB:
+		case XO_CREATE_SCHEMA:
+			if (!export_option(c, optarg, &o->export))
+				return false;
+			break;
 		case O_IDLE: o->idle = true; break;
 		case O_FUNCTION: o->function_lines = true; break;
 		case O_NOLINENO: o->no_lines = true; break;

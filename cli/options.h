@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "../profile/writers.h"
+#include "export_options.h"
 #include "../v8/version.h"
 
 enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
@@ -58,6 +59,9 @@ struct options {
 	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */
+	struct export_options export; /* --export and its options */
+	struct ch_export *exporter;   /* the running exporter (main sets it; NULL = none) */
+	const struct profile *svg_baseline; /* report --diff-since: a differential SVG against it */
 };
 
 /* Options that cannot go together, and the target that must be named: NULL when `o` (as parsed,

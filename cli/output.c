@@ -47,7 +47,8 @@ int close_output(const struct options *o, FILE *out, int write_rc)
 static int write_one(const struct options *o, const char *path, const struct profile_writer *w,
 		     const struct profile *p)
 {
-	struct write_opts wo = {.min_percent = o->min_percent, .thread = o->thread};
+	struct write_opts wo = {.min_percent = o->min_percent, .thread = o->thread,
+				.baseline = o->svg_baseline};
 	uint64_t t0 = now_ns();
 	int rc;
 	if (!path) {

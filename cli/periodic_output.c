@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "../export/ch_export.h"
 #include "modes.h"
 #include "output_name.h"
 
@@ -18,10 +19,16 @@ void periodic_output_init(struct periodic_output *po, const struct options *o, s
 }
 
 /* Write the aggregation as it is (the period's or the run's samples up to end_ns). The
- * description is taken off again so that the next write starts from the samples alone. */
-static void write_now(struct periodic_output *po, uint64_t end_ns)
+ * description is taken off again so that the next write starts from the samples alone. With
+ * --export, a period's end (not a SIGUSR1 snapshot) also hands it to the exporter, and the files
+ * are written only when -o was given. */
+static void write_now(struct periodic_output *po, uint64_t end_ns, bool period_end)
 {
 	struct profile *p = po->prof;
+	if (po->o->exporter && period_end)
+		ch_export_period(po->o->exporter, p, po->period_start_wall);
+	if (po->o->exporter && !po->o->output)
+		return;
 	size_t nmodules = p->nmodules;
 	po->describe(po->describe_ctx, po->o, p, po->period_start_ns, end_ns);
 	struct output_fields f = {.seq = po->seq, .start = po->period_start_wall};
@@ -35,7 +42,7 @@ static void write_now(struct periodic_output *po, uint64_t end_ns)
 /* The period ended at `now`: its file, then an empty aggregation for the next one. */
 static void next_period(struct periodic_output *po, uint64_t now)
 {
-	write_now(po, now);
+	write_now(po, now, true);
 	struct intern *strings = po->prof->strings;
 	enum line_mode lines = po->prof->lines;
 	profile_free(po->prof);
@@ -52,10 +59,11 @@ bool periodic_output_due(void *ctx, uint64_t now)
 		next_period(po, now);
 	if (po->sig && po->sig->usr1 != po->usr1_done) {
 		po->usr1_done = po->sig->usr1;
-		/* top without -o: stdout is the view, not a profile's place */
-		if (po->o->top && !po->o->output)
+		/* top without -o: stdout is the view, not a profile's place; --export without -o
+		 * writes no files */
+		if ((po->o->top || po->o->exporter) && !po->o->output)
 			return false;
-		write_now(po, now);
+		write_now(po, now, false);
 		if (!po->o->quiet)
 			fprintf(stderr, "v8walk: SIGUSR1: wrote the %s so far (%lu samples)\n",
 				po->period_ns ? "period" : "profile", (unsigned long)po->prof->samples);
@@ -68,6 +76,6 @@ int periodic_output_finish(struct periodic_output *po, uint64_t end_ns)
 	/* a period that had just begun when the run ended adds an empty file only if it is the
 	 * only one */
 	if (!po->period_ns || po->prof->samples || !po->files)
-		write_now(po, end_ns);
+		write_now(po, end_ns, true);
 	return po->rc;
 }

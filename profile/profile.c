@@ -137,22 +137,28 @@ static void add_record(struct profile *p, uint32_t leaf, uint64_t time_ns)
 	p->recs[p->nrecs++] = (struct sample_rec){.node = leaf, .dt_us = (int32_t)dt};
 }
 
-void profile_add(struct profile *p, const struct sample *s)
+void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t weight)
 {
 	uint32_t ti = thread_of(p, s);
-	p->threads[ti].samples++;
+	p->threads[ti].samples += weight;
 	uint32_t node = p->threads[ti].node;
-	p->nodes[p->nodes[node].parent].total++;
-	p->nodes[node].total++;
+	p->nodes[p->nodes[node].parent].total += weight;
+	p->nodes[node].total += weight;
 	for (int i = s->n - 1; i >= 0; i--) {
 		uint32_t f = frame_index(p, &s->frames[i]);
 		node = child(p, node, f, f, ti);
-		p->nodes[node].total++;
+		p->nodes[node].total += weight;
 	}
-	p->nodes[node].self++;
-	p->nodes[0].total++;
-	p->samples++;
-	add_record(p, node, s->time_ns);
+	p->nodes[node].self += weight;
+	p->nodes[0].total += weight;
+	p->samples += weight;
+	for (uint64_t i = 0; i < weight; i++)
+		add_record(p, node, s->time_ns);
+}
+
+void profile_add(struct profile *p, const struct sample *s)
+{
+	profile_add_weighted(p, s, 1);
 }
 
 void profile_sink(void *ctx, const struct sample *s)

@@ -99,6 +99,9 @@ void profile_init(struct profile *p, struct intern *strings, enum line_mode line
 void profile_free(struct profile *p);
 /* Add one sample. */
 void profile_add(struct profile *p, const struct sample *s);
+/* Add `weight` samples of the same stack at the same time (one walk of the stack table; one
+ * record each, so that the time-ordered formats count them all). */
+void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t weight);
 /* The same as a sink (ctx = the profile). */
 void profile_sink(void *ctx, const struct sample *s);
 /* The thread a node belongs to (root sentinel: NULL). */

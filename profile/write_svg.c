@@ -3,8 +3,11 @@
  * FlameGraph's js palette (JS green, inlined JS aqua, native yellow, kernel orange); a title
  * with the target, the runtime, the duration, the samples and the achieved rate; frames
  * narrower than MIN_WIDTH_PX (a pixel) are left out, as flamegraph.pl's --minwidth (their
- * samples stay in their parent's width). The embedded script (svg_script.h) gives hover
- * details, click-to-zoom, reset and search. */
+ * samples stay in their parent's width). With a baseline profile the graph is differential:
+ * each frame is matched to the same call path (the same frame texts from the root) in the
+ * baseline, and coloured by how its share of all samples changed, red grown, blue shrunk, white
+ * unchanged (FlameGraph's difffolded.pl and --negate idea), its title saying the change. The
+ * embedded script (svg_script.h) gives hover details, click-to-zoom, reset and search. */
 #include "writers.h"
 
 #include <stdlib.h>
@@ -17,8 +20,11 @@
 enum { WIDTH = 1200, PAD = 10, FRAME_H = 16, TOP = 66, BOTTOM = 34 };
 #define MIN_WIDTH_PX 1.0
 
+enum { NO_NODE = UINT32_MAX };
+
 struct svg {
 	const struct profile *p;
+	const struct profile *base; /* differential: the baseline (NULL = not) */
 	FILE *out;
 	double scale; /* pixels per sample */
 	int height;
@@ -79,17 +85,40 @@ static void colour(const struct profile *p, uint32_t node, const char *name, cha
 	snprintf(buf, len, "rgb(%d,%d,%d)", r, g, b);
 }
 
-static void frame_box(struct svg *s, uint32_t node, const char *name, uint64_t start, uint64_t n,
-		      int depth)
+/* The change of a frame's share (percentage points) against the baseline node (NO_NODE: absent
+ * there): red grown, blue shrunk, by the change relative to the larger of the two shares. */
+static double diff_colour(const struct svg *s, uint32_t node, uint32_t base, char *buf, size_t len)
+{
+	double now = (double)s->p->nodes[node].total / (double)s->p->samples;
+	double then = base == NO_NODE || !s->base->samples ? 0
+		      : (double)s->base->nodes[base].total / (double)s->base->samples;
+	double larger = now > then ? now : then;
+	double r = larger > 0 ? (now - then) / larger : 0; /* -1 … 1 */
+	int fade = 255 - (int)(200 * (r < 0 ? -r : r));
+	if (r >= 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", fade, fade);
+	else
+		snprintf(buf, len, "rgb(%d,%d,255)", fade, fade);
+	return 100.0 * (now - then);
+}
+
+static void frame_box(struct svg *s, uint32_t node, uint32_t base, const char *name, uint64_t start,
+		      uint64_t n, int depth)
 {
 	const struct profile *p = s->p;
 	double x = PAD + (double)start * s->scale, w = (double)n * s->scale;
 	int y = s->height - BOTTOM - (depth + 1) * FRAME_H;
 	char fill[48];
-	colour(p, node, name, fill, sizeof(fill));
+	double change = 0;
+	if (s->base)
+		change = diff_colour(s, node, base, fill, sizeof(fill));
+	else
+		colour(p, node, name, fill, sizeof(fill));
 	fprintf(s->out, "<g class=\"f\" data-s=\"%llu\" data-n=\"%llu\" data-d=\"%d\"><title>",
 		(unsigned long long)start, (unsigned long long)n, depth);
 	xml_text(s->out, name);
+	if (s->base)
+		fprintf(s->out, " (%+.2f%% of all samples against the baseline)", change);
 	fprintf(s->out, " (%llu sample%s, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
 			"height=\"%d\" fill=\"%s\" data-fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">",
 		(unsigned long long)n, n == 1 ? "" : "s", 100.0 * (double)n / (double)p->samples, x, y, w,
@@ -118,11 +147,32 @@ static int cmp_kid(const void *a, const void *b)
 	return c ? c : (x->node < y->node ? -1 : 1);
 }
 
-/* A node and, left to right in name order, its children wide enough to draw. */
-static void draw(struct svg *s, uint32_t node, const char *name, uint64_t start, int depth)
+/* The child of the baseline's node `base` whose text is `name` (NO_NODE: none). */
+static uint32_t base_child(struct svg *s, uint32_t base, const char *name)
+{
+	if (!s->base || base == NO_NODE)
+		return NO_NODE;
+	struct strbuf t;
+	sb_init(&t);
+	uint32_t found = NO_NODE;
+	for (uint32_t k = s->base->nodes[base].first_child; k && found == NO_NODE;
+	     k = s->base->nodes[k].next_sibling) {
+		sb_reset(&t);
+		profile_node_text(s->base, k, false, &t);
+		if (!strcmp(t.s, name))
+			found = k;
+	}
+	sb_free(&t);
+	return found;
+}
+
+/* A node and, left to right in name order, its children wide enough to draw; `base` is the same
+ * call path's node in the baseline (differential graphs). */
+static void draw(struct svg *s, uint32_t node, uint32_t base, const char *name, uint64_t start,
+		 int depth)
 {
 	const struct profile *p = s->p;
-	frame_box(s, node, name, start, p->nodes[node].total, depth);
+	frame_box(s, node, base, name, start, p->nodes[node].total, depth);
 	size_t n = 0;
 	for (uint32_t k = p->nodes[node].first_child; k; k = p->nodes[k].next_sibling)
 		n++;
@@ -141,7 +191,8 @@ static void draw(struct svg *s, uint32_t node, const char *name, uint64_t start,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t width = p->nodes[kids[i].node].total;
 		if ((double)width * s->scale >= MIN_WIDTH_PX)
-			draw(s, kids[i].node, kids[i].name, at, depth + 1);
+			draw(s, kids[i].node, base_child(s, base, kids[i].name), kids[i].name, at,
+			     depth + 1);
 		at += width;
 		free(kids[i].name);
 	}
@@ -195,13 +246,13 @@ static void header(struct svg *s, int width)
 int write_svg(const struct profile *p, const struct write_opts *wo, FILE *out)
 {
 	int width = wo->svg_width ? (int)wo->svg_width : WIDTH;
-	struct svg s = {.p = p, .out = out};
+	struct svg s = {.p = p, .base = wo->baseline, .out = out};
 	s.scale = p->samples ? (double)(width - 2 * PAD) / (double)p->samples : 0;
 	s.height = TOP + BOTTOM + (max_depth(p, s.scale) + 1) * FRAME_H;
 	sb_init(&s.text);
 	header(&s, width);
 	if (p->samples)
-		draw(&s, 0, "all", 0, 0);
+		draw(&s, 0, 0, "all", 0, 0);
 	fputs("</svg>\n", out);
 	sb_free(&s.text);
 	return ferror(out) ? -1 : 0;

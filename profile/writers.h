@@ -14,6 +14,10 @@ struct write_opts {
 	double min_percent; /* tree: fold subtrees below this share */
 	const char *thread; /* cpuprofile: the thread to write (tid or role; NULL = main) */
 	uint32_t svg_width; /* svg: image width in pixels (0 = 1200) */
+	/* svg: a differential flame graph (FlameGraph's difffolded idea): widths are this profile's,
+	 * each frame red where its share of the samples grew against `baseline`, blue where it
+	 * shrank (NULL = the usual palette) */
+	const struct profile *baseline;
 };
 
 typedef int (*profile_write_fn)(const struct profile *p, const struct write_opts *wo, FILE *out);

@@ -37,6 +37,12 @@ static void reserve(struct strbuf *b, size_t extra)
 	}
 }
 
+char *sb_room(struct strbuf *b, size_t extra)
+{
+	reserve(b, extra);
+	return b->s + b->len;
+}
+
 void sb_addn(struct strbuf *b, const char *s, size_t n)
 {
 	reserve(b, n);

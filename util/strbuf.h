@@ -18,6 +18,9 @@ void sb_add(struct strbuf *b, const char *s);
 void sb_addc(struct strbuf *b, char c);
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(struct strbuf *b, const char *fmt, va_list ap);
+/* Room for `extra` more bytes after the content: returns where they go (the caller writes
+ * them, then sets len and the NUL). */
+char *sb_room(struct strbuf *b, size_t extra);
 /* Detach the buffer (caller frees); b is reset to empty. */
 char *sb_take(struct strbuf *b);
 

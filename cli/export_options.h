@@ -1,0 +1,41 @@
+/* export_options.h — the options of --export (fleet profiling into ClickHouse): the address,
+ * the labels, where credentials come from, the spool; parsed here so that options.c only hands
+ * them on. The exporter itself is export/ch_export.h. */
+#ifndef V8WALK_EXPORT_OPTIONS_H
+#define V8WALK_EXPORT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../export/ch_url.h"
+#include "../export/period_rows.h"
+
+/* the option ids options.c gives getopt_long for them */
+enum export_option_id {
+	XO_EXPORT = 512,   /* --export URL */
+	XO_LABEL,          /* --label KEY=VALUE */
+	XO_CREDENTIALS,    /* --export-credentials FILE */
+	XO_SPOOL,          /* --spool DIR */
+	XO_SPOOL_MAX_MB,   /* --spool-max-mb N */
+	XO_CREATE_SCHEMA,  /* --create-schema */
+};
+
+struct export_options {
+	const char *url_text;        /* --export (NULL = no export) */
+	struct ch_url url;
+	const char *credentials;     /* --export-credentials FILE */
+	const char *spool_dir;       /* --spool DIR (NULL: the default) */
+	double spool_max_mb;         /* default 256 */
+	bool create_schema;
+	const char *service;         /* --label service=… */
+	struct export_label labels[EXPORT_LABELS_MAX];
+	size_t nlabels;
+	bool any_label;              /* some --label was given */
+};
+
+/* Handle one of the options above; false after printing why the value is wrong. */
+bool export_option(int id, const char *arg, struct export_options *x);
+/* A conflict between the export options themselves, or NULL. */
+const char *export_options_conflict(const struct export_options *x);
+
+#endif

@@ -1,0 +1,394 @@
+/* ch_export.c — the period queue and the sender thread of --export (ch_export.h). */
+#include "ch_export.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/clock.h"
+#include "../util/text_escape.h"
+#include "../util/xalloc.h"
+#include "ch_check.h"
+#include "gzip_buf.h"
+#include "hash_index.h"
+#include "spool.h"
+
+enum {
+	QUEUE_MAX = 64,                 /* periods waiting for the sender */
+	SENT_STACKS_MAX = 1 << 20,      /* hashes remembered as sent (then forgotten, resent) */
+	SEND_ATTEMPTS = 3,              /* tries of one period before it is spooled */
+	RETRY_FIRST_MS = 250,           /* backoff between tries, and before the spool's first retry */
+	RETRY_MAX_MS = 30000,           /* the spool's retries back off to this */
+	DRAIN_PER_PASS = 64,            /* spool files sent before the queue is looked at again */
+};
+
+struct ch_export {
+	struct ch_export_config cfg;
+	struct row_context rows;        /* sampler thread only */
+	/* shared, under mu */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct period_batch *queue[QUEUE_MAX];
+	size_t qhead, qlen;
+	bool closing;
+	struct ch_export_stats st;
+	/* sender thread only */
+	pthread_t thread;
+	struct ch_conn conn;            /* (opened before the thread starts, then its own) */
+	struct spool spool;
+	struct hash_index sent_stacks;  /* hashes sent (forgotten when full) */
+	bool online;
+	uint64_t retry_at_ns;
+	uint64_t backoff_ms;
+	unsigned long seq;              /* periods handled, for the status line */
+};
+
+static void nap_ms(uint64_t ms)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static void stat_add(struct ch_export *ex, unsigned long *field, unsigned long n)
+{
+	pthread_mutex_lock(&ex->mu);
+	*field += n;
+	pthread_mutex_unlock(&ex->mu);
+}
+
+/* POST one insert body (already gzip'd), tried SEND_ATTEMPTS times with backoff. */
+static bool insert(struct ch_export *ex, const char *table, const struct strbuf *gz, struct strbuf *why)
+{
+	struct strbuf q, answer;
+	sb_init(&q);
+	sb_init(&answer);
+	sb_printf(&q, "INSERT INTO %s.%s_%s FORMAT RowBinary", ex->cfg.url.database, ex->cfg.url.table,
+		  table);
+	bool ok = false;
+	for (int attempt = 0; attempt < SEND_ATTEMPTS && !ok; attempt++) {
+		if (attempt)
+			nap_ms((uint64_t)RETRY_FIRST_MS << attempt); /* 0.5 s, 1 s */
+		sb_reset(why);
+		uint64_t t0 = now_ns();
+		ok = ch_post(&ex->conn, q.s, gz->s ? gz->s : "", gz->len, true, &answer, why);
+		double ms = (double)(now_ns() - t0) / 1e6;
+		if (ok) {
+			pthread_mutex_lock(&ex->mu);
+			ex->st.inserts++;
+			ex->st.insert_ms_sum += ms;
+			if (ms > ex->st.insert_ms_max)
+				ex->st.insert_ms_max = ms;
+			pthread_mutex_unlock(&ex->mu);
+		}
+	}
+	sb_free(&q);
+	sb_free(&answer);
+	return ok;
+}
+
+/* Send a period's two gzip'd bodies: stacks first, so that no sample names a stack the server
+ * lacks. */
+static bool send_bodies(struct ch_export *ex, const struct strbuf *stacks_gz, size_t nstacks,
+			const struct strbuf *samples_gz, struct strbuf *why)
+{
+	if (nstacks && !insert(ex, "stacks", stacks_gz, why))
+		return false;
+	return insert(ex, "samples", samples_gz, why);
+}
+
+/* Say on stderr when the server stops or starts answering. */
+static void went_online(struct ch_export *ex, bool online, const char *why)
+{
+	if (online == ex->online)
+		return;
+	ex->online = online;
+	if (!ex->cfg.status_lines)
+		return;
+	if (online)
+		fprintf(stderr, "v8walk: export: ClickHouse answers again; sending the spool\n");
+	else
+		fprintf_text(stderr, "v8walk: export: %s; spooling periods to %s\n", why, ex->spool.dir);
+}
+
+static void back_off(struct ch_export *ex)
+{
+	ex->backoff_ms = ex->backoff_ms ? ex->backoff_ms * 2 : RETRY_FIRST_MS;
+	if (ex->backoff_ms > RETRY_MAX_MS)
+		ex->backoff_ms = RETRY_MAX_MS;
+	ex->retry_at_ns = now_ns() + ex->backoff_ms * 1000000ull;
+}
+
+static void spool_batch(struct ch_export *ex, const struct period_batch *b, const char *why)
+{
+	struct strbuf stacks_gz, samples_gz, err;
+	sb_init(&stacks_gz);
+	sb_init(&samples_gz);
+	sb_init(&err);
+	unsigned long dropped_before = ex->spool.dropped;
+	if (gzip_buf(b->stacks.s ? b->stacks.s : "", b->stacks.len, &stacks_gz) &&
+	    gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &samples_gz) &&
+	    spool_put(&ex->spool, stacks_gz.s, stacks_gz.len, samples_gz.s, samples_gz.len, &err)) {
+		stat_add(ex, &ex->st.spooled, 1);
+	} else {
+		fprintf_text(stderr, "v8walk: export: period lost: %s (after: %s)\n",
+			     err.len ? err.s : "compression failed", why);
+		stat_add(ex, &ex->st.dropped, 1);
+	}
+	stat_add(ex, &ex->st.dropped, ex->spool.dropped - dropped_before);
+	sb_free(&stacks_gz);
+	sb_free(&samples_gz);
+	sb_free(&err);
+}
+
+static size_t spool_waiting_now(const struct ch_export *ex)
+{
+	struct spool_entry *e = xmalloc(SPOOL_MAX_FILES * sizeof(*e));
+	size_t n = spool_list(&ex->spool, e, SPOOL_MAX_FILES);
+	free(e);
+	return n;
+}
+
+static void status_line(struct ch_export *ex, const char *what, size_t rows, size_t bytes)
+{
+	if (!ex->cfg.status_lines)
+		return;
+	pthread_mutex_lock(&ex->mu);
+	struct ch_export_stats st = ex->st;
+	pthread_mutex_unlock(&ex->mu);
+	fprintf(stderr, "v8walk: export period %lu: %s (%zu rows, %zu bytes); so far %lu sent, %lu "
+		"spooled, %lu dropped, %lu waiting in the spool\n", ex->seq, what, rows, bytes, st.sent,
+		st.spooled, st.dropped, spool_waiting_now(ex));
+}
+
+/* A period from the queue: sent now when the server answers and nothing older waits in the
+ * spool, spooled otherwise. */
+static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spool_waiting)
+{
+	ex->seq++;
+	struct strbuf fresh, stacks_gz, samples_gz, why;
+	sb_init(&fresh);
+	sb_init(&stacks_gz);
+	sb_init(&samples_gz);
+	sb_init(&why);
+	if (!ex->online || spool_waiting) {
+		spool_batch(ex, b, ex->online ? "older periods are waiting" : "ClickHouse unreachable");
+		status_line(ex, "spooled", b->rows, 0);
+		goto out;
+	}
+	/* only the stacks this agent has not sent yet */
+	size_t nfresh = 0;
+	for (size_t i = 0; i < b->nstacks; i++) {
+		uint64_t v;
+		if (hash_index_get(&ex->sent_stacks, b->stack_hashes[i], &v))
+			continue;
+		size_t start = i ? b->stack_ends[i - 1] : 0;
+		sb_addn(&fresh, b->stacks.s + start, b->stack_ends[i] - start);
+		nfresh++;
+	}
+	gzip_buf(fresh.s ? fresh.s : "", fresh.len, &stacks_gz);
+	gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &samples_gz);
+	if (send_bodies(ex, &stacks_gz, nfresh, &samples_gz, &why)) {
+		for (size_t i = 0; i < b->nstacks; i++)
+			hash_index_put(&ex->sent_stacks, b->stack_hashes[i], 1);
+		pthread_mutex_lock(&ex->mu);
+		ex->st.sent++;
+		ex->st.bytes += (nfresh ? stacks_gz.len : 0) + samples_gz.len;
+		pthread_mutex_unlock(&ex->mu);
+		status_line(ex, "sent", b->rows, (nfresh ? stacks_gz.len : 0) + samples_gz.len);
+	} else {
+		went_online(ex, false, why.s);
+		back_off(ex);
+		spool_batch(ex, b, why.s);
+		status_line(ex, "spooled", b->rows, 0);
+	}
+out:
+	sb_free(&fresh);
+	sb_free(&stacks_gz);
+	sb_free(&samples_gz);
+	sb_free(&why);
+}
+
+/* Send spooled periods, oldest first, until the spool is empty, DRAIN_PER_PASS were sent or the
+ * server fails again. Returns whether periods still wait. */
+static bool drain_spool(struct ch_export *ex)
+{
+	struct spool_entry e[DRAIN_PER_PASS];
+	size_t n = spool_list(&ex->spool, e, DRAIN_PER_PASS);
+	struct strbuf stacks, samples, why;
+	sb_init(&stacks);
+	sb_init(&samples);
+	sb_init(&why);
+	size_t i;
+	for (i = 0; i < n; i++) {
+		sb_reset(&why);
+		if (!spool_read(&ex->spool, e[i].seq, &stacks, &samples, &why)) {
+			fprintf_text(stderr, "v8walk: export: %s; it is removed\n", why.s);
+			spool_remove(&ex->spool, e[i].seq);
+			stat_add(ex, &ex->st.dropped, 1);
+			continue;
+		}
+		if (!send_bodies(ex, &stacks, 1, &samples, &why)) {
+			went_online(ex, false, why.s);
+			back_off(ex);
+			break;
+		}
+		went_online(ex, true, NULL);
+		ex->backoff_ms = 0;
+		spool_remove(&ex->spool, e[i].seq);
+		pthread_mutex_lock(&ex->mu);
+		ex->st.sent++;
+		ex->st.drained++;
+		ex->st.bytes += stacks.len + samples.len;
+		pthread_mutex_unlock(&ex->mu);
+	}
+	sb_free(&stacks);
+	sb_free(&samples);
+	sb_free(&why);
+	return i < n || n == DRAIN_PER_PASS;
+}
+
+static bool spool_nonempty(struct ch_export *ex)
+{
+	struct spool_entry e[1];
+	return spool_list(&ex->spool, e, 1) > 0;
+}
+
+static void *sender_main(void *arg)
+{
+	struct ch_export *ex = arg;
+	bool waiting = spool_nonempty(ex);
+	pthread_mutex_lock(&ex->mu);
+	for (;;) {
+		while (!ex->closing && !ex->qlen && !(waiting && now_ns() >= ex->retry_at_ns)) {
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 100 * 1000 * 1000;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&ex->cv, &ex->mu, &until);
+		}
+		struct period_batch *b = NULL;
+		if (ex->qlen) {
+			b = ex->queue[ex->qhead];
+			ex->qhead = (ex->qhead + 1) % QUEUE_MAX;
+			ex->qlen--;
+		}
+		bool closing = ex->closing;
+		pthread_mutex_unlock(&ex->mu);
+		/* the spool first (its periods are older), when its retry is due or at the end */
+		if (waiting && (now_ns() >= ex->retry_at_ns || (closing && !b)))
+			waiting = drain_spool(ex);
+		if (b) {
+			handle_batch(ex, b, waiting);
+			waiting = waiting || spool_nonempty(ex);
+			period_batch_free(b);
+			free(b);
+		}
+		pthread_mutex_lock(&ex->mu);
+		if (ex->closing && !ex->qlen && !b)
+			break;
+	}
+	pthread_mutex_unlock(&ex->mu);
+	return NULL;
+}
+
+struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strbuf *why)
+{
+	struct ch_export *ex = xmalloc(sizeof(*ex));
+	memset(ex, 0, sizeof(*ex));
+	ex->cfg = *cfg;
+	char spool_dir[PATH_MAX - 32];
+	if (cfg->spool_dir)
+		snprintf(spool_dir, sizeof(spool_dir), "%s", cfg->spool_dir);
+	else
+		spool_default_dir(spool_dir, sizeof(spool_dir));
+	if (!ch_conn_init(&ex->conn, &cfg->url, &cfg->cred)) {
+		sb_add(why, "cannot start libcurl");
+		free(ex);
+		return NULL;
+	}
+	ex->conn.timeout_ms = 10000;
+	if ((cfg->create_schema && !ch_create_tables(&ex->conn, NULL, why)) ||
+	    !ch_check_tables(&ex->conn, why) ||
+	    !spool_open(&ex->spool, spool_dir, cfg->spool_max_bytes, why)) {
+		ch_conn_free(&ex->conn);
+		free(ex);
+		return NULL;
+	}
+	ex->online = true;
+	row_context_init(&ex->rows, cfg->service_spec, cfg->rate_hz);
+	memcpy(ex->rows.labels, cfg->labels, sizeof(cfg->labels));
+	ex->rows.nlabels = cfg->nlabels;
+	hash_index_init(&ex->sent_stacks, SENT_STACKS_MAX);
+	pthread_mutex_init(&ex->mu, NULL);
+	pthread_cond_init(&ex->cv, NULL);
+	if (pthread_create(&ex->thread, NULL, sender_main, ex) != 0) {
+		sb_add(why, "cannot start the export thread");
+		spool_close(&ex->spool);
+		ch_conn_free(&ex->conn);
+		row_context_free(&ex->rows);
+		hash_index_free(&ex->sent_stacks);
+		free(ex);
+		return NULL;
+	}
+	return ex;
+}
+
+void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket)
+{
+	struct period_batch *b = xmalloc(sizeof(*b));
+	period_batch_init(b);
+	period_batch_fill(b, &ex->rows, p, bucket);
+	struct period_batch *lost = NULL;
+	pthread_mutex_lock(&ex->mu);
+	ex->st.periods++;
+	ex->st.rows += b->rows;
+	if (ex->qlen == QUEUE_MAX) {
+		lost = ex->queue[ex->qhead];
+		ex->qhead = (ex->qhead + 1) % QUEUE_MAX;
+		ex->qlen--;
+		ex->st.dropped++;
+	}
+	ex->queue[(ex->qhead + ex->qlen) % QUEUE_MAX] = b;
+	ex->qlen++;
+	pthread_cond_signal(&ex->cv);
+	pthread_mutex_unlock(&ex->mu);
+	if (lost) {
+		period_batch_free(lost);
+		free(lost);
+	}
+}
+
+void ch_export_close(struct ch_export *ex, struct ch_export_stats *st)
+{
+	pthread_mutex_lock(&ex->mu);
+	ex->closing = true;
+	pthread_cond_signal(&ex->cv);
+	pthread_mutex_unlock(&ex->mu);
+	pthread_join(ex->thread, NULL);
+	struct spool_entry *e = xmalloc(SPOOL_MAX_FILES * sizeof(*e));
+	ex->st.pending = spool_list(&ex->spool, e, SPOOL_MAX_FILES);
+	free(e);
+	*st = ex->st;
+	spool_close(&ex->spool);
+	ch_conn_free(&ex->conn);
+	row_context_free(&ex->rows);
+	hash_index_free(&ex->sent_stacks);
+	pthread_mutex_destroy(&ex->mu);
+	pthread_cond_destroy(&ex->cv);
+	free(ex);
+}
+
+void ch_export_print_summary(FILE *f, const struct ch_url *u, const struct ch_export_stats *st)
+{
+	fprintf(f, "v8walk: export to %s%s.%s_*: %lu periods: %lu sent (%lu of them from the spool), "
+		"%lu spooled, %lu dropped, %lu still in the spool; %llu rows made, %llu bytes sent",
+		u->base, u->database, u->table, st->periods, st->sent, st->drained, st->spooled,
+		st->dropped, st->pending, (unsigned long long)st->rows, (unsigned long long)st->bytes);
+	if (st->inserts)
+		fprintf(f, "; inserts %.1f ms on average, %.1f ms at most", st->insert_ms_sum / st->inserts,
+			st->insert_ms_max);
+	fputc('\n', f);
+}

@@ -1,0 +1,48 @@
+/* ch_report.h — a profile read back from ClickHouse: the samples of a filter are summed per
+ * stack by ClickHouse (GROUP BY stack_hash), the frames of just those stacks are fetched, and the
+ * stacks are added to an aggregation (profile.h) under one root ("ROOT (0)" / "all (0)"), ready
+ * for any of v8walk's writers. Answers are decoded as hostile input (rowbinary.h) with bounds on
+ * stacks, frames and samples. */
+#ifndef V8WALK_CH_REPORT_H
+#define V8WALK_CH_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../profile/profile.h"
+#include "ch_http.h"
+
+enum { REPORT_STACKS_MAX = 4 << 20, REPORT_FRAMES_MAX = 4096, REPORT_FRAME_TEXT_MAX = 64 << 10 };
+/* samples added to the profile at most: each keeps an 8-byte time-order record (profile.h) */
+#define REPORT_SAMPLES_MAX ((uint64_t)64 << 20)
+
+struct stack_count {
+	uint64_t hash, count;
+};
+
+struct report_figures {
+	size_t stacks;           /* distinct stacks the filter matched */
+	size_t missing_frames;   /* of those, stacks whose frames the stacks table lacks */
+	uint64_t samples;
+	double query_ms;         /* both queries, as the client saw them */
+};
+
+/* Pure: decode the (stack_hash UInt64, sum UInt64) rows; NULL-free arrays in *out (caller frees). */
+bool ch_decode_counts(const char *data, size_t len, struct stack_count **out, size_t *n,
+		      struct strbuf *why);
+
+/* Pure: add the stacks of a (stack_hash UInt64, frames Array(String)) answer to p, each with its
+ * count from counts[] (under a root named root_label); a counted stack the answer lacks is added
+ * as one "[v8walk: stack HASH not stored]" frame (*missing counts them). False with one line in
+ * why when the answer is malformed or names a stack not asked for. */
+bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, size_t ncounts,
+			  const char *data, size_t len, const char *root_label, size_t *missing,
+			  struct strbuf *why);
+
+/* The samples of `where_sql` (conditions after "WHERE 1", from ch_sql.h) in [since, until) Unix
+ * seconds, into p (already initialised) under a root named root_label. */
+bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
+		     const char *root_label, struct profile *p, struct report_figures *fig,
+		     struct strbuf *why);
+
+#endif

@@ -1,0 +1,39 @@
+/* ch_schema.h — the two tables v8walk writes and reads, as DDL and as the column list a table
+ * must have to be used:
+ *   PREFIX_stacks   stack_hash UInt64 → frames Array(String) (outermost first, folded text),
+ *                   ReplacingMergeTree ordered by stack_hash: each distinct stack stored once
+ *   PREFIX_samples  one row per (period, process, thread, stack): bucket DateTime (the period's
+ *                   start), host, service, labels (Nested key/value: 18.16 has no Map), pid, tid,
+ *                   process, thread, stack_hash, count, cpu_ns; MergeTree partitioned by day,
+ *                   ordered by (service, bucket, host, stack_hash) for "one service over a range"
+ * With a cluster, the MergeTree tables are PREFIX_local_* ON CLUSTER and PREFIX_* are Distributed
+ * tables over them (samples sharded by rand(), stacks by stack_hash); agents may write either
+ * (URL table PREFIX, or PREFIX_local for a shard of their own), report reads PREFIX. */
+#ifndef V8WALK_CH_SCHEMA_H
+#define V8WALK_CH_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../util/strbuf.h"
+
+enum { CH_SCHEMA_MAX_STATEMENTS = 4 };
+
+struct ch_column {
+	const char *name, *type; /* as system.columns names them */
+};
+
+/* The columns of each table, in insert order. */
+extern const struct ch_column ch_samples_columns[];
+extern const size_t ch_samples_ncolumns;
+extern const struct ch_column ch_stacks_columns[];
+extern const size_t ch_stacks_ncolumns;
+
+/* The statements that create the tables if absent (cluster NULL: a single server), each in
+ * out[i] (initialised here); returns how many. */
+size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
+			    struct strbuf out[CH_SCHEMA_MAX_STATEMENTS]);
+/* The whole DDL as text for `v8walk schema`: statements ending in ';', with comments. */
+void ch_schema_text(const char *database, const char *prefix, const char *cluster, struct strbuf *out);
+
+#endif

@@ -1,0 +1,158 @@
+/* period_rows.c — a period's profile as stacks and samples rows (period_rows.h). */
+#include "period_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../profile/frame_text.h"
+#include "../util/xalloc.h"
+#include "hash_index.h"
+#include "rowbinary.h"
+#include "service_name.h"
+#include "stack_hash.h"
+
+enum { STACK_DEPTH_MAX = 4096, SERVICE_NAMES_BUDGET = 1 << 20 };
+
+void row_context_init(struct row_context *rc, const char *service_spec, double rate_hz)
+{
+	memset(rc, 0, sizeof(*rc));
+	if (gethostname(rc->host, sizeof(rc->host) - 1) != 0)
+		strcpy(rc->host, "unknown");
+	rc->service_spec = service_spec;
+	rc->ns_per_sample = rate_hz > 0 ? (uint64_t)(1e9 / rate_hz) : 0;
+	intern_init(&rc->services);
+	intern_set_budget(&rc->services, SERVICE_NAMES_BUDGET, "[v8walk: too many service names]");
+	u64map_init(&rc->service_of_pid, SERVICE_CACHE_MAX);
+}
+
+void row_context_free(struct row_context *rc)
+{
+	intern_free(&rc->services);
+	u64map_free(&rc->service_of_pid);
+}
+
+void period_batch_init(struct period_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	sb_init(&b->stacks);
+	sb_init(&b->samples);
+}
+
+void period_batch_free(struct period_batch *b)
+{
+	sb_free(&b->stacks);
+	sb_free(&b->samples);
+	free(b->stack_hashes);
+	free(b->stack_ends);
+	memset(b, 0, sizeof(*b));
+}
+
+static struct strview service_of(struct row_context *rc, pid_t pid)
+{
+	uint64_t id;
+	if (!u64map_get(&rc->service_of_pid, (uint64_t)pid + 1, &id)) {
+		struct strbuf name;
+		sb_init(&name);
+		service_name_of(pid, rc->service_spec, &name);
+		id = intern_n(&rc->services, name.s ? name.s : "", name.len);
+		u64map_put(&rc->service_of_pid, (uint64_t)pid + 1, id);
+		sb_free(&name);
+	}
+	return intern_view(&rc->services, (uint32_t)id);
+}
+
+/* The frames of node's stack (outermost first) as folded text in `folded` and frame by frame in
+ * `frames` (each frame's end offset in ends[]); returns the frame count. */
+static size_t stack_text(const struct profile *p, uint32_t node, struct strbuf *folded,
+			 size_t *ends, uint32_t *path)
+{
+	size_t depth = 0;
+	for (uint32_t n = node; n && pnode_is_frame(&p->nodes[n]) && depth < STACK_DEPTH_MAX;
+	     n = p->nodes[n].parent)
+		path[depth++] = n;
+	sb_reset(folded);
+	for (size_t i = 0; i < depth; i++) {
+		if (i)
+			sb_addc(folded, ';');
+		profile_node_text(p, path[depth - 1 - i], true, folded);
+		ends[i] = folded->len;
+	}
+	return depth;
+}
+
+static void add_stack_row(struct period_batch *b, uint64_t hash, const struct strbuf *folded,
+			  const size_t *ends, size_t depth)
+{
+	rb_put_u64(&b->stacks, hash);
+	rb_put_varuint(&b->stacks, depth);
+	for (size_t i = 0; i < depth; i++) {
+		size_t start = i ? ends[i - 1] + 1 : 0;
+		rb_put_string(&b->stacks, folded->s + start, ends[i] - start);
+	}
+	if (b->nstacks == b->capstacks) {
+		b->capstacks = b->capstacks ? b->capstacks * 2 : 64;
+		b->stack_hashes = xrealloc(b->stack_hashes, b->capstacks * sizeof(uint64_t));
+		b->stack_ends = xrealloc(b->stack_ends, b->capstacks * sizeof(size_t));
+	}
+	b->stack_hashes[b->nstacks] = hash;
+	b->stack_ends[b->nstacks++] = b->stacks.len;
+}
+
+static void add_sample_row(struct period_batch *b, struct row_context *rc, const struct profile *p,
+			   const struct profile_thread *t, uint64_t hash, uint64_t count)
+{
+	struct strbuf *s = &b->samples;
+	struct strview service = service_of(rc, t->pid);
+	rb_put_u32(s, b->bucket);
+	rb_put_string(s, rc->host, strlen(rc->host));
+	rb_put_string(s, service.s, service.len);
+	rb_put_varuint(s, rc->nlabels);
+	for (size_t i = 0; i < rc->nlabels; i++)
+		rb_put_string(s, rc->labels[i].key, strlen(rc->labels[i].key));
+	rb_put_varuint(s, rc->nlabels);
+	for (size_t i = 0; i < rc->nlabels; i++)
+		rb_put_string(s, rc->labels[i].value, strlen(rc->labels[i].value));
+	rb_put_u32(s, (uint32_t)t->pid);
+	rb_put_u32(s, (uint32_t)t->tid);
+	struct strview process = intern_view(p->strings, t->process_name);
+	struct strview thread = intern_view(p->strings, t->role);
+	rb_put_string(s, process.s, process.len);
+	rb_put_string(s, thread.s, thread.len);
+	rb_put_u64(s, hash);
+	rb_put_u64(s, count);
+	rb_put_u64(s, count * rc->ns_per_sample);
+	b->rows++;
+	b->count += count;
+}
+
+void period_batch_fill(struct period_batch *b, struct row_context *rc, const struct profile *p,
+		       time_t bucket)
+{
+	b->bucket = (uint32_t)bucket;
+	/* services are looked up again each period: a pid may have been reused meanwhile */
+	u64map_clear(&rc->service_of_pid);
+	struct hash_index seen;
+	hash_index_init(&seen, 0);
+	struct strbuf folded;
+	sb_init(&folded);
+	size_t *ends = xmalloc(STACK_DEPTH_MAX * sizeof(size_t));
+	uint32_t *path = xmalloc(STACK_DEPTH_MAX * sizeof(uint32_t));
+	for (uint32_t n = 1; n < p->nnodes; n++) {
+		const struct pnode *nd = &p->nodes[n];
+		if (!nd->self || !pnode_is_frame(nd))
+			continue;
+		size_t depth = stack_text(p, n, &folded, ends, path);
+		uint64_t hash = stack_hash_of(folded.s, folded.len);
+		uint64_t dummy;
+		if (!hash_index_get(&seen, hash, &dummy)) {
+			hash_index_put(&seen, hash, 1);
+			add_stack_row(b, hash, &folded, ends, depth);
+		}
+		add_sample_row(b, rc, p, profile_node_thread(p, n), hash, nd->self);
+	}
+	free(ends);
+	free(path);
+	sb_free(&folded);
+	hash_index_free(&seen);
+}

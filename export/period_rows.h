@@ -1,0 +1,55 @@
+/* period_rows.h — one period's aggregation (profile.h) as ClickHouse rows: every distinct stack
+ * once (stack_hash, frames) and one samples row per (process, thread, stack) with its count, in
+ * RowBinary (rowbinary.h) in the column order of ch_schema.h. The service of each process is
+ * looked up once per pid and period (service_name.h: a pid may be reused between periods). */
+#ifndef V8WALK_PERIOD_ROWS_H
+#define V8WALK_PERIOD_ROWS_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "../profile/profile.h"
+#include "../util/strbuf.h"
+#include "../util/u64map.h"
+
+enum { EXPORT_LABELS_MAX = 16, SERVICE_CACHE_MAX = 4096 };
+
+struct export_label {
+	const char *key, *value;
+};
+
+/* What every row of this agent says: the host, the labels, how a sample's CPU time is counted. */
+struct row_context {
+	char host[256];
+	const char *service_spec;           /* --label service=…: NULL, "auto" or a name */
+	struct export_label labels[EXPORT_LABELS_MAX]; /* the other --label k=v */
+	size_t nlabels;
+	uint64_t ns_per_sample;             /* cpu_ns = count × this (1e9 / rate) */
+	struct intern services;             /* pid → service, cached */
+	struct u64map service_of_pid;       /* pid + 1 → id in services, this period */
+};
+
+/* One period as rows. stacks: RowBinary rows of its distinct stacks; stack_hashes/stack_ends:
+ * each one's hash and where its row ends in `stacks` (so a sender can leave out stacks it has
+ * sent already); samples: RowBinary samples rows. */
+struct period_batch {
+	uint32_t bucket;            /* the period's start, Unix seconds */
+	struct strbuf stacks;
+	uint64_t *stack_hashes;
+	size_t *stack_ends;
+	size_t nstacks, capstacks;
+	struct strbuf samples;
+	size_t rows;
+	uint64_t count;             /* samples in the period */
+};
+
+void row_context_init(struct row_context *rc, const char *service_spec, double rate_hz);
+void row_context_free(struct row_context *rc);
+
+void period_batch_init(struct period_batch *b);
+void period_batch_free(struct period_batch *b);
+/* The rows of profile p, a period that began at `bucket` (Unix seconds). */
+void period_batch_fill(struct period_batch *b, struct row_context *rc, const struct profile *p,
+		       time_t bucket);
+
+#endif
