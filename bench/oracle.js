@@ -7,7 +7,11 @@
 //   identity: script (file:// stripped) + the function's 1-based definition line — v8walk's
 //     `--raw --function` prints no column, so functions that share a line (minified code) are merged
 //     on both sides; the cpuprofile's callFrame.lineNumber (0-based) is the same position V8 uses
-//   self time: the innermost JS frame (inlined frames count, as V8 expands them too); V8's
+//   self time: the innermost JS frame, with v8walk's --v8-self: V8 expands the inlined functions of
+//     optimized code at return addresses but charges a pc inside optimized code to the function the
+//     code was compiled for (src/profiler/symbolizer.cc; README "Compared with V8's --cpu-prof"),
+//     and so does --v8-self (ORACLE_V8_SELF=0: v8walk's default, inlined functions at the pc; =both:
+//     a window of each, side by side, marked `inl` without --v8-self); V8's
 //     "(garbage collector)" and "(program)" are buckets of their own, and a v8walk sample is put in
 //     them when GC code is above its innermost JS frame, or when it has no JS frame; V8's "(idle)"
 //     and "(root)" are left out (v8walk samples running threads only)
@@ -16,7 +20,8 @@
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
-//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf")
+//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf",
+//   ORACLE_V8_SELF=1)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -36,6 +41,7 @@ const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
+const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -60,8 +66,8 @@ async function oracleRun(w, configs, dir) {
   await sleep(WARM_S * 1000);
   const windows = [];
   for (const c of configs) {
-    const folded = path.join(dir, `${c.tool}-${c.hz}.folded`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '-o', folded],
+    const folded = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}.folded`);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', ...(c.v8self ? ['--v8-self'] : []), '-o', folded],
       { timeoutMs: (WINDOW_S + 30) * 1000 });
     if (r.timedOut) {
       process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
@@ -89,10 +95,10 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 async function main() {
   const workloads = chosen(process.argv);
   const configs = [];
-  for (const tool of SAMPLERS) for (const hz of RATES) configs.push({ tool, hz });
+  for (const tool of SAMPLERS) for (const hz of RATES) for (const v8self of V8_SELF) configs.push({ tool, hz, v8self });
   const version = execFileSync(NODE, ['--version']).toString().trim();
   console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
-    `(${configs.map((c) => `${c.tool} ${c.hz} Hz`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+    `(${configs.map((c) => `${c.tool} ${c.hz} Hz${c.v8self ? "" : " inl"}`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
   const results = [];
   for (const w of workloads) {
@@ -109,9 +115,9 @@ async function main() {
         const ours = v8walkShares(fs.readFileSync(win.folded, 'utf8'), r.pid);
         const cmp = compareProfiles(ours, v8);
         const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
-        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
+        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz${win.v8self ? '' : ' inl'}`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
           `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
-        results.push({ workload: w.name, tool: win.tool, hz: win.hz, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
+        results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
           v8walkSamples: ours.n, v8Samples: v8.n, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio, functions: cmp.functions.slice(0, 40) });
       }
     } finally {

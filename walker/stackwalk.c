@@ -275,6 +275,27 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	return stackwalk_decode(sw, regs, mem, out, max, st);
 }
 
+static bool has_js(const struct frame *f, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
+			return true;
+	return false;
+}
+
+/* --v8-self: V8's symbolizer (src/profiler/symbolizer.cc, SymbolizeTickSample) charges the pc's
+ * own CodeEntry, the function the code was compiled for, and expands a code object's inlining
+ * stack only for return addresses (sample.stack): drop the inlined frames one physical frame at
+ * an exact pc produced (out[from, to)); returns the new end. */
+static int drop_inlined(struct frame *f, int from, int to)
+{
+	int k = from;
+	for (int i = from; i < to; i++)
+		if (f[i].kind != FK_JS_INLINED)
+			f[k++] = f[i];
+	return k;
+}
+
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st)
 {
@@ -283,6 +304,7 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;
+	bool seen_js = false;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
@@ -301,7 +323,11 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 				f->is_return = !exact;
 			continue;
 		}
+		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
+		if (sw->v8_self && exact && !seen_js)
+			n = drop_inlined(out, first, n);
+		seen_js |= has_js(out, first, n);
 		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
 			out[n - 1].kind = FK_NATIVE;
 			out[n - 1].is_return = !exact;
