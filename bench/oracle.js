@@ -41,6 +41,7 @@ const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
+const IDLE = process.env.ORACLE_IDLE === 'both' ? [false, true] : [process.env.ORACLE_IDLE === '1'];
 const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -66,8 +67,8 @@ async function oracleRun(w, configs, dir) {
   await sleep(WARM_S * 1000);
   const windows = [];
   for (const c of configs) {
-    const folded = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}.folded`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', ...(c.v8self ? ['--v8-self'] : []), '-o', folded],
+    const folded = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}${c.idle ? '-idle' : ''}.folded`);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', folded],
       { timeoutMs: (WINDOW_S + 30) * 1000 });
     if (r.timedOut) {
       process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
@@ -95,10 +96,10 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 async function main() {
   const workloads = chosen(process.argv);
   const configs = [];
-  for (const tool of SAMPLERS) for (const hz of RATES) for (const v8self of V8_SELF) configs.push({ tool, hz, v8self });
+  for (const tool of SAMPLERS) for (const hz of RATES) for (const v8self of V8_SELF) for (const idle of IDLE) if (!idle || tool === 'ptrace') configs.push({ tool, hz, v8self, idle });
   const version = execFileSync(NODE, ['--version']).toString().trim();
   console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
-    `(${configs.map((c) => `${c.tool} ${c.hz} Hz${c.v8self ? "" : " inl"}`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+    `(${configs.map((c) => `${c.tool} ${c.hz} Hz${c.v8self ? "" : " inl"}${c.idle ? " idle" : ""}`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
   const results = [];
   for (const w of workloads) {
@@ -115,9 +116,9 @@ async function main() {
         const ours = v8walkShares(fs.readFileSync(win.folded, 'utf8'), r.pid);
         const cmp = compareProfiles(ours, v8);
         const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
-        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz${win.v8self ? '' : ' inl'}`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
+        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz${win.v8self ? '' : ' inl'}${win.idle ? ' idle' : ''}`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
           `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
-        results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
+        results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
           v8walkSamples: ours.n, v8Samples: v8.n, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio, functions: cmp.functions.slice(0, 40) });
       }
     } finally {

@@ -14,6 +14,7 @@ const GC = '(garbage collector)';
 const PROGRAM = '(program)';
 const V8_LEFT_OUT = new Set(['(idle)', '(root)']);
 const GC_FRAME = /Heap::|Scavenger|MarkCompact|MinorMarkSweep|GarbageCollect|ConcurrentMarking|Sweeper::|IncrementalMarking/;
+const IDLE_FRAME = /^(uv__io_poll|epoll_wait|epoll_pwait)/;
 const JS_FRAME = /^(.*?)(?: \((.*):(\d+)\))?_\[[ji]\]$/;
 
 const script = (url) => url.replace(/^file:\/\//, '');
@@ -77,6 +78,7 @@ function v8walkShares(folded, pid) {
     const above = frames.slice(js < 0 ? 2 : js + 1);
     if (above.some((f) => GC_FRAME.test(f))) key = GC;
     else if (above.includes('<IrregexpFrame>')) key = REGEXP;
+    else if (js < 0 && frames.some((f) => IDLE_FRAME.test(f))) continue; // --idle: the event loop waiting, V8's (idle)
     else if (js < 0) key = PROGRAM;
     counts.set(key, (counts.get(key) || 0) + count);
     if (name && !names.has(key)) names.set(key, name);

@@ -215,6 +215,14 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
+	if (vf.kind == VF_JS && sw->v8_self && top && is_builtin && !pi->bytecode_handler) {
+		/* --v8-self: V8's SafeStackFrameIterator (src/execution/frames.cc) starts at the caller
+		 * of the frame at fp, so the JS frame a frameless builtin runs on is not in V8's sample
+		 * (only a bytecode handler's interpreted frame is kept): the builtin's caller's caller
+		 * is charged. */
+		emit_builtin(sw, pi, rf->pc, out, n, max);
+		return;
+	}
 	if (vf.kind == VF_JS) {
 		if (frameless_builtin)
 			emit_builtin(sw, pi, rf->pc, out, n, max);

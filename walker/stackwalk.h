@@ -52,7 +52,9 @@ struct stackwalk {
 	/* charge self time as V8's --cpu-prof does: when the pc itself (not a return address) is in
 	 * optimized code, the sample's innermost frame is the function that code was compiled for;
 	 * the functions inlined at that pc are left out (V8's symbolizer expands inlining only at
-	 * return addresses). Off by default: those inlined functions are what runs there. */
+	 * return addresses), and a frameless builtin's samples (but a bytecode handler's) go to the
+	 * caller of the JS frame it runs on (V8 starts its stack at the caller of the frame at fp).
+	 * Off by default: those inlined functions and that JS frame are what runs there. */
 	bool v8_self;
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
