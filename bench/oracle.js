@@ -8,8 +8,8 @@
 //     `--raw --function` prints no column, so functions that share a line (minified code) are merged
 //     on both sides; the cpuprofile's callFrame.lineNumber (0-based) is the same position V8 uses
 //   self time: the innermost JS frame, with v8walk's --v8-self: V8 expands the inlined functions of
-//     optimized code at return addresses but charges a pc inside optimized code to the function the
-//     code was compiled for (src/profiler/symbolizer.cc; README "Compared with V8's --cpu-prof"),
+//     optimized code at return addresses but (before V8 14) charges a pc inside optimized code to the
+//     function the code was compiled for (src/profiler/symbolizer.cc; README "Compared with V8's --cpu-prof"),
 //     and so does --v8-self (ORACLE_V8_SELF=0: v8walk's default, inlined functions at the pc; =both:
 //     a window of each, side by side, marked `inl` without --v8-self); V8's
 //     "(garbage collector)" and "(program)" are buckets of their own, and a v8walk sample is put in

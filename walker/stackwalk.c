@@ -294,7 +294,10 @@ static bool has_js(const struct frame *f, int from, int to)
 /* --v8-self: V8's symbolizer (src/profiler/symbolizer.cc, SymbolizeTickSample) charges the pc's
  * own CodeEntry, the function the code was compiled for, and expands a code object's inlining
  * stack only for return addresses (sample.stack): drop the inlined frames one physical frame at
- * an exact pc produced (out[from, to)); returns the new end. */
+ * an exact pc produced (out[from, to)); returns the new end. V8 14 expands the pc's too
+ * (UnwindInlineStack: called for the pc and the stack in Node 26's V8 14.6; Node 24's 13.6 and
+ * older call GetInlineStack for the stack only), so this applies before it. */
+#define V8_PC_INLINING_EXPANDED V8V(14, 0, 0)
 static int drop_inlined(struct frame *f, int from, int to)
 {
 	int k = from;
@@ -313,6 +316,8 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;
 	bool seen_js = false;
+	bool pc_uninlined = sw->v8_self && sw->rt &&
+			    v8_version_key(&sw->rt->version) < V8_PC_INLINING_EXPANDED;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
@@ -333,7 +338,7 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 		}
 		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
-		if (sw->v8_self && exact && !seen_js)
+		if (pc_uninlined && exact && !seen_js)
 			n = drop_inlined(out, first, n);
 		seen_js |= has_js(out, first, n);
 		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {

@@ -51,7 +51,7 @@ struct stackwalk {
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
 	/* charge self time as V8's --cpu-prof does: when the pc itself (not a return address) is in
 	 * optimized code, the sample's innermost frame is the function that code was compiled for;
-	 * the functions inlined at that pc are left out (V8's symbolizer expands inlining only at
+	 * the functions inlined at that pc are left out (V8 before 14 expands inlining only at
 	 * return addresses), and a frameless builtin's samples (but a bytecode handler's) go to the
 	 * caller of the JS frame it runs on (V8 starts its stack at the caller of the frame at fp).
 	 * Off by default: those inlined functions and that JS frame are what runs there. */
