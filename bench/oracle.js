@@ -4,7 +4,9 @@
 // 99, 999 Hz). V8's samples are cut to each window (the .cpuprofile's startTime + timeDeltas are
 // CLOCK_MONOTONIC µs, the clock this script measures the windows on), and the main thread's
 // per-function self-time shares are compared:
-//   identity: script (file:// stripped) + the function's 1-based definition line — v8walk's
+//   identity: script (file:// stripped) + the function's 1-based definition line, of the running
+//     script on both sides (--no-source-maps: a bundle's source map may send a helper the bundler
+//     injected to another file, e.g. markdown-it's _defineProperty to entities' bin-trie-flags.js) — v8walk's
 //     `--raw --function` prints no column, so functions that share a line (minified code) are merged
 //     on both sides; the cpuprofile's callFrame.lineNumber (0-based) is the same position V8 uses
 //   self time: the innermost JS frame, with v8walk's --v8-self: V8 expands the inlined functions of
@@ -68,7 +70,7 @@ async function oracleRun(w, configs, dir) {
   const windows = [];
   for (const c of configs) {
     const folded = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}${c.idle ? '-idle' : ''}.folded`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', folded],
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '--raw', '--function', '--no-source-maps', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', folded],
       { timeoutMs: (WINDOW_S + 30) * 1000 });
     if (r.timedOut) {
       process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
