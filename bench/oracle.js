@@ -16,14 +16,16 @@
 //     a window of each, side by side, marked `inl` without --v8-self); V8's
 //     "(garbage collector)" and "(program)" are buckets of their own, and a v8walk sample is put in
 //     them when GC code is above its innermost JS frame, or when it has no JS frame; V8's "(idle)"
-//     and "(root)" are left out (v8walk samples running threads only)
+//     and "(root)" are left out (v8walk samples running threads only; ORACLE_IDLE=1, ptrace only:
+//     with --idle, the main thread off-CPU too, its event-loop wait left out as V8's "(idle)";
+//     =both: a window of each, marked `idle`)
 //   overlap = Σ min(share_v8walk, share_V8); perfect@n = the mean overlap with V8's distribution of
 //     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n.
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
 //   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf",
-//   ORACLE_V8_SELF=1)
+//   ORACLE_V8_SELF=1, ORACLE_IDLE=0)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
