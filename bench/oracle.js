@@ -6,12 +6,22 @@
 // self-time shares are compared by the same code (bench/oracle_compare.js: identity = script + V8's
 // line and column of the function; builtins and native callbacks charged to their JS caller; GC and
 // "(program)" buckets of their own; "(idle)" left out: v8walk samples running threads only):
+//   v8walk runs with --no-source-maps (V8 names the running script; a bundle's source map may send
+//     a helper the bundler injected to another file, e.g. markdown-it's _defineProperty to
+//     entities' bin-trie-flags.js) and --v8-self: V8 expands the inlined functions of optimized
+//     code at return addresses but (before V8 14) charges a pc inside optimized code to the
+//     function the code was compiled for, and a frameless builtin's sample to the caller of the
+//     JS frame it runs on (README "Compared with V8's --cpu-prof"); ORACLE_V8_SELF=0: v8walk's
+//     default, =both: a window of each, side by side, marked `inl` without --v8-self
+//   ORACLE_IDLE=1 (ptrace only): with --idle, the main thread off-CPU too (its event-loop wait is
+//     "(idle)" in both profiles, left out); =both: a window of each, marked `idle`
 //   overlap = Σ min(share_v8walk, share_V8); perfect@n = the mean overlap with V8's distribution of
 //     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n.
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
-//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf")
+//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf",
+//   ORACLE_V8_SELF=1, ORACLE_IDLE=0)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -31,6 +41,9 @@ const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
+const IDLE = process.env.ORACLE_IDLE === 'both' ? [false, true] : [process.env.ORACLE_IDLE === '1'];
+const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
+const label = (c) => `${c.tool} ${c.hz} Hz${c.v8self ? '' : ' inl'}${c.idle ? ' idle' : ''}`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,8 +68,9 @@ async function oracleRun(w, configs, dir) {
   await sleep(WARM_S * 1000);
   const windows = [];
   for (const c of configs) {
-    const ours = path.join(dir, `${c.tool}-${c.hz}.v8walk.cpuprofile`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S), '-o', ours],
+    const ours = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}${c.idle ? '-idle' : ''}.v8walk.cpuprofile`);
+    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S),
+      '--no-source-maps', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', ours],
       { timeoutMs: (WINDOW_S + 30) * 1000 });
     if (r.timedOut) {
       process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
@@ -82,10 +96,10 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 async function main() {
   const workloads = chosen(process.argv);
   const configs = [];
-  for (const tool of SAMPLERS) for (const hz of RATES) configs.push({ tool, hz });
+  for (const tool of SAMPLERS) for (const hz of RATES) for (const v8self of V8_SELF) for (const idle of IDLE) if (!idle || tool === 'ptrace') configs.push({ tool, hz, v8self, idle });
   const version = execFileSync(NODE, ['--version']).toString().trim();
   console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
-    `(${configs.map((c) => `${c.tool} ${c.hz} Hz`).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+    `(${configs.map(label).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
   console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
   const results = [];
   for (const w of workloads) {
@@ -94,7 +108,7 @@ async function main() {
       const r = await oracleRun(w, configs, dir);
       for (const win of r.windows) {
         if (win.overran) {
-          console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
+          console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
           results.push({ workload: w.name, tool: win.tool, hz: win.hz, overran: true, v8walkSummary: win.summary });
           continue;
         }
@@ -102,9 +116,9 @@ async function main() {
         const ours = profileShares(win.profile);
         const cmp = compareProfiles(ours, v8);
         const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
-        console.log(`${w.name.padEnd(10)}${`${win.tool} ${win.hz} Hz`.padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
+        console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.n).padStart(9)}${String(v8.n).padStart(8)}` +
           `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
-        results.push({ workload: w.name, tool: win.tool, hz: win.hz, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
+        results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
           v8walkSamples: ours.n, v8Samples: v8.n, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio, functions: cmp.functions.slice(0, 40) });
       }
     } finally {

@@ -56,6 +56,8 @@ static void usage(FILE *f)
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
 		"      --full-names         C++ names with parameter lists\n"
+		"      --v8-self            charge self time as V8's --cpu-prof does (README: Compared\n"
+		"                           with V8's --cpu-prof), not to what runs at the pc\n"
 		"      --no-source-maps     JS frames at their position in the running code, not the\n"
 		"                           original source their sourceMappingURL comment maps to\n"
 		"      --period SEC         one profile per SEC seconds, each in its own -o file: the\n"
@@ -221,7 +223,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL };
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -239,6 +241,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"function", no_argument, NULL, O_FUNCTION},
 	    {"nolineno", no_argument, NULL, O_NOLINENO},
 	    {"full-names", no_argument, NULL, O_FULLNAMES},
+	    {"v8-self", no_argument, NULL, O_V8SELF},
 	    {"no-source-maps", no_argument, NULL, O_NOSOURCEMAPS},
 	    {"min-percent", required_argument, NULL, O_MINPCT},
 	    {"version-info", no_argument, NULL, O_VINFO},
@@ -374,6 +377,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_FUNCTION: o->function_lines = true; break;
 		case O_NOLINENO: o->no_lines = true; break;
 		case O_FULLNAMES: o->full_native_names = true; break;
+		case O_V8SELF: o->v8_self = true; break;
 		case O_NOSOURCEMAPS: o->no_source_maps = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {

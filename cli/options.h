@@ -50,6 +50,7 @@ struct options {
 	bool function_lines;     /* --function: aggregate by function definition line */
 	bool no_lines;           /* --nolineno */
 	bool full_native_names;  /* --full-names: C++ parameter lists */
+	bool v8_self;            /* --v8-self: charge a pc in optimized code as V8's profiler does */
 	double min_percent;      /* --text threshold */
 	bool version_info;
 	bool have_force_version;

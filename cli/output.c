@@ -137,6 +137,7 @@ struct target_opts target_opts_of(const struct options *o)
 {
 	return (struct target_opts){.force_version = o->have_force_version ? &o->force_version : NULL,
 				    .full_native_names = o->full_native_names,
+				    .v8_self = o->v8_self,
 				    .no_source_maps = o->no_source_maps,
 				    .quiet = o->quiet};
 }

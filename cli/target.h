@@ -22,6 +22,7 @@ struct live_target {
 struct target_opts {
 	const struct v8_version *force_version; /* --force-v8-version, or NULL: the target's own */
 	bool full_native_names;                 /* --full-names: C++ parameter lists */
+	bool v8_self;                           /* --v8-self (walker/stackwalk.h) */
 	bool no_source_maps;                    /* --no-source-maps */
 	bool quiet;                             /* -q: no summary lines */
 };

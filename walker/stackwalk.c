@@ -217,6 +217,14 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
+	if (vf.kind == VF_JS && sw->v8_self && top && is_builtin && !pi->bytecode_handler) {
+		/* --v8-self: V8's SafeStackFrameIterator (src/execution/frames.cc) starts at the caller
+		 * of the frame at fp, so the JS frame a frameless builtin runs on is not in V8's sample
+		 * (only a bytecode handler's interpreted frame is kept): the builtin's caller's caller
+		 * is charged. */
+		emit_builtin(sw, pi, rf->pc, out, n, max);
+		return;
+	}
 	if (vf.kind == VF_JS) {
 		if (frameless_builtin)
 			emit_builtin(sw, pi, rf->pc, out, n, max);
@@ -277,6 +285,30 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	return stackwalk_decode(sw, regs, mem, out, max, st);
 }
 
+static bool has_js(const struct frame *f, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
+			return true;
+	return false;
+}
+
+/* --v8-self: V8's symbolizer (src/profiler/symbolizer.cc, SymbolizeTickSample) charges the pc's
+ * own CodeEntry, the function the code was compiled for, and expands a code object's inlining
+ * stack only for return addresses (sample.stack): drop the inlined frames one physical frame at
+ * an exact pc produced (out[from, to)); returns the new end. V8 14 expands the pc's too
+ * (UnwindInlineStack: called for the pc and the stack in Node 26's V8 14.6; Node 24's 13.6 and
+ * older call GetInlineStack for the stack only), so this applies before it. */
+#define V8_PC_INLINING_EXPANDED V8V(14, 0, 0)
+static int drop_inlined(struct frame *f, int from, int to)
+{
+	int k = from;
+	for (int i = from; i < to; i++)
+		if (f[i].kind != FK_JS_INLINED)
+			f[k++] = f[i];
+	return k;
+}
+
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st)
 {
@@ -285,6 +317,9 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;
+	bool seen_js = false;
+	bool pc_uninlined = sw->v8_self && sw->rt &&
+			    v8_version_key(&sw->rt->version) < V8_PC_INLINING_EXPANDED;
 	sw->resumed_async = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		const struct raw_frame *rf = &sw->raw[i];
@@ -303,7 +338,11 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 				f->is_return = !exact;
 			continue;
 		}
+		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
+		if (pc_uninlined && exact && !seen_js)
+			n = drop_inlined(out, first, n);
+		seen_js |= has_js(out, first, n);
 		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
 			out[n - 1].kind = FK_NATIVE;
 			out[n - 1].is_return = !exact;

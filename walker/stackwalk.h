@@ -49,6 +49,13 @@ struct stackwalk {
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
+	/* charge self time as V8's --cpu-prof does: when the pc itself (not a return address) is in
+	 * optimized code, the sample's innermost frame is the function that code was compiled for;
+	 * the functions inlined at that pc are left out (V8 before 14 expands inlining only at
+	 * return addresses), and a frameless builtin's samples (but a bytecode handler's) go to the
+	 * caller of the JS frame it runs on (V8 starts its stack at the caller of the frame at fp).
+	 * Off by default: those inlined functions and that JS frame are what runs there. */
+	bool v8_self;
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	struct sm_store *sourcemaps; /* optional (NULL): source maps, applied in stage 2 */

@@ -77,6 +77,34 @@ test('--function aggregates by function: the definition lines', async (t) => {
   assert.ok(await fx.ping(), fx.describe());
 });
 
+// V8's --cpu-prof before V8 14 (Node 25) charges a pc inside optimized code to the function the
+// code was compiled for and expands inlining only at return addresses (src/profiler/symbolizer.cc);
+// --v8-self does the same, so `mix`, inlined into leaf, is a leaf of its own by default and never
+// with --v8-self; from V8 14 on V8 expands the pc's inlining too, and so does --v8-self.
+test('--v8-self: a pc in optimized code is charged to the function compiled, not to one inlined', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const leafInlined = (stacks) => {
+    let inl = 0, leaf = 0;
+    for (const s of stacks) {
+      const last = h.parseJsFrame(s.frames[s.frames.length - 1]);
+      if (last && last.tag === 'i') inl += s.count;
+      if (last && last.name === 'leaf') leaf += s.count;
+    }
+    return { inl, leaf };
+  };
+  const def = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2']);
+  assert.strictEqual(def.code, 0, def.stderr);
+  const self = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--v8-self', '--duration', '2']);
+  assert.strictEqual(self.code, 0, self.stderr);
+  const d = leafInlined(h.parseFolded(def.stdout)), v = leafInlined(h.parseFolded(self.stdout));
+  assert.ok(d.inl > 0, `no sample in inlined code by default:\n${def.stdout.slice(0, 2000)}`);
+  if (Number(/^v(\d+)/.exec(h.nodeVersion())[1]) >= 25) assert.ok(v.inl > 0, `--v8-self dropped inlined leaves on V8 14+:\n${self.stdout.slice(0, 2000)}`);
+  else assert.strictEqual(v.inl, 0, `--v8-self left inlined leaves:\n${self.stdout.slice(0, 2000)}`);
+  assert.ok(v.leaf > 0, `no sample in leaf with --v8-self:\n${self.stdout.slice(0, 2000)}`);
+  assert.ok(await fx.ping(), fx.describe());
+});
+
 test('mixed native and JS frames: libuv below, JS entry in between', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
