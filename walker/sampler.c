@@ -197,7 +197,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	}
 	/* what the copied objects name (SFIs, tables, Code) is read now, and checked afterwards */
 	unsigned long live_reads = c->snap.misses;
-	prefetch_js_details(s->sw->rt, &c->snap.base, &s->sw->prefetched);
+	prefetch_js_details(s->sw->rt, &s->sw->map_types, &c->snap.base, &s->sw->prefetched);
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
 	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
@@ -330,6 +330,14 @@ static void tick(struct sampler *s)
 	}
 }
 
+/* The counters now (see struct sampler_mark). */
+static void mark(struct sampler *s, struct sampler_mark *m)
+{
+	*m = (struct sampler_mark){.taken = true, .time_ns = now_ns(), .cpu_ns = own_cpu_ns(),
+				   .samples = s->st.samples, .reads = s->live.reads,
+				   .stop_reads = s->st.stop_reads, .stops = s->st.pauses.n};
+}
+
 void sampler_run(struct sampler *s)
 {
 	uint64_t interval = (uint64_t)(1e9 / (s->opts.rate_hz > 0 ? s->opts.rate_hz : 99));
@@ -353,6 +361,8 @@ void sampler_run(struct sampler *s)
 		}
 		if (deadline && now >= deadline)
 			break;
+		if (deadline && !s->st.half.taken && now - start >= (deadline - start) / 2)
+			mark(s, &s->st.half);
 		if (hook && now >= next_hook) {
 			if (s->opts.on_interval(s->opts.interval_ctx, now))
 				break;
@@ -374,6 +384,7 @@ void sampler_run(struct sampler *s)
 		}
 	}
 	rt_sched_normal(&s->rt);
+	mark(s, &s->st.end);
 	s->st.end_ns = now_ns();
 	if (!s->st.target_exited && !tracer_alive(s->tr)) {
 		s->st.target_exited = true;

@@ -271,7 +271,7 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		      struct walk_stats *st)
 {
 	stackwalk_unwind(sw, regs, mem, bounds, st);
-	prefetch_js_details(sw->rt, mem, &sw->prefetched);
+	prefetch_js_details(sw->rt, &sw->map_types, mem, &sw->prefetched);
 	return stackwalk_decode(sw, regs, mem, out, max, st);
 }
 
