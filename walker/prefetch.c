@@ -93,9 +93,25 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	record(out, &fns);
 }
 
-void prefetch_js_details(const struct v8_runtime *rt, struct map_types *types, struct memsrc *mem,
-			 struct prefetched *p)
+/* The SharedFunctionInfos inlined into the code of the raw frames, as decoded before. */
+static void add_inlined(struct batch *b, const struct prefetch_hints *hints)
 {
+	if (!hints->positions)
+		return;
+	for (int i = 0; i < hints->nraw; i++) {
+		const struct raw_frame *rf = &hints->raw[i];
+		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
+		uint64_t sfi[32];
+		int n = positions_inlined_at(hints->positions, exact ? rf->pc : rf->pc - 1, sfi, 32);
+		for (int k = 0; k < n; k++)
+			add(b, sfi[k], OBJ_BYTES, PF_DETAIL);
+	}
+}
+
+void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			 struct memsrc *mem, struct prefetched *p)
+{
+	struct map_types *types = hints->types;
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
@@ -124,6 +140,7 @@ void prefetch_js_details(const struct v8_runtime *rt, struct map_types *types, s
 			add(&second, table, TABLE_BYTES, PF_DETAIL);
 		}
 	}
+	add_inlined(&second, hints);
 	size_t stage1 = p->n;
 	record(p, &second);
 	/* the maps are not recorded: only read through the copies, never named from */

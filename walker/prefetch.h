@@ -7,6 +7,7 @@
 
 #include "../symtab/addrspace.h"
 #include "../v8/map_types.h"
+#include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../mem/memsrc.h"
 #include "unwind.h"
@@ -30,12 +31,22 @@ struct prefetched {
  * objects a scavenge moves), bytecode arrays, receivers (their map word) — in one batch. */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
 			 const struct raw_frame *raw, int n, struct prefetched *out);
+/* What the after-resume batch can use beyond the copy (each may be NULL): root maps' types, and
+ * the inlining the positions cache decoded for the code of the raw frames. */
+struct prefetch_hints {
+	struct map_types *types;
+	const struct positions *positions;
+	const struct raw_frame *raw;
+	int nraw;
+};
+
 /* Once it runs again: copy what those name — SharedFunctionInfos, position tables, Code headers,
  * old-space objects — in one more batch, before the frames are decoded; the objects are added to
  * p, so that the decode is validated against them (walker/validate.h). The same batch copies the
- * maps of the functions and receivers whose type `types` (may be NULL) does not know: every
- * frame's type check reads them, and a call-site name starts from the receiver's. */
-void prefetch_js_details(const struct v8_runtime *rt, struct map_types *types, struct memsrc *mem,
-			 struct prefetched *p);
+ * maps of the functions and receivers whose type the hints do not know (every frame's type check
+ * reads them, and a call-site name starts from the receiver's), and the SharedFunctionInfos of
+ * the functions inlined where the frames' code was seen before. */
+void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			 struct memsrc *mem, struct prefetched *p);
 
 #endif

@@ -271,7 +271,9 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		      struct walk_stats *st)
 {
 	stackwalk_unwind(sw, regs, mem, bounds, st);
-	prefetch_js_details(sw->rt, &sw->map_types, mem, &sw->prefetched);
+	struct prefetch_hints hints = {.types = &sw->map_types, .positions = &sw->positions,
+				       .raw = sw->raw, .nraw = st->raw_frames};
+	prefetch_js_details(sw->rt, &hints, mem, &sw->prefetched);
 	return stackwalk_decode(sw, regs, mem, out, max, st);
 }
 
