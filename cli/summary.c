@@ -23,6 +23,12 @@ static void print_cache_stats(FILE *out, const struct sampler *s)
 		sw->funcs.hits, sw->funcs.misses, sw->callsites.hits, sw->callsites.misses,
 		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans,
 		sw->positions.decoded_hits);
+	const struct sampler_stats *st = &s->st;
+	double n = st->pauses.n ? (double)st->pauses.n : 1.0;
+	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us, unwind %.1f "
+		     "us, the frames' objects %.1f us\n",
+		(double)st->regs_ns / n / 1e3, (double)st->stack_ns / n / 1e3,
+		(double)st->unwind_ns / n / 1e3, (double)st->objects_ns / n / 1e3);
 }
 
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)

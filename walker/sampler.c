@@ -121,9 +121,11 @@ static uint32_t role_of(struct sampler *s, struct tthread *t, const struct captu
 /* Copy and unwind one stopped thread: registers, stack, the heap objects of its JS frames. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
+	uint64_t t0 = now_ns();
 	struct user_regs_struct ur;
 	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
 		return false;
+	uint64_t t1 = now_ns();
 	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
 	struct stack_bounds b;
 	uint64_t sp = c->regs.r[DW_RSP];
@@ -141,7 +143,13 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	if (to > from)
 		memsnap_add(&c->snap, from, (size_t)(to - from));
 	c->bounds = b;
+	uint64_t t2 = now_ns();
 	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &b, &c->ws);
+	uint64_t t3 = now_ns();
+	s->st.regs_ns += t1 - t0;
+	s->st.stack_ns += t2 - t1;
+	s->st.objects_ns += c->ws.prefetch_ns;
+	s->st.unwind_ns += t3 - t2 - c->ws.prefetch_ns;
 	capture_keep_unwind(c, s->sw);
 	return true;
 }

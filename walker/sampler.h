@@ -60,6 +60,9 @@ struct sampler_stats {
 	int exit_status;
 	bool stopped_by_signal;
 	struct sampler_mark half, end; /* taken halfway through --duration, and when sampling ended */
+	/* where the time of the stops went (sums over all stops, ns): registers, the stack copy, the
+	 * unwind, the batched copy of the frames' objects */
+	uint64_t regs_ns, stack_ns, unwind_ns, objects_ns;
 };
 
 struct thread_info; /* per-thread sampler state (the /proc state of a requested sample) */

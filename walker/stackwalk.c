@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../v8/async.h"
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
@@ -262,7 +263,9 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
 	memset(st, 0, sizeof(*st));
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
+	uint64_t t0 = now_ns();
 	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, &sw->prefetched);
+	st->prefetch_ns = now_ns() - t0;
 	return nraw;
 }
 
