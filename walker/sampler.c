@@ -320,8 +320,9 @@ static void wait_until(struct sampler *s, uint64_t until)
 }
 
 /* Was the thread not running at the previous tick, and has it not been on a CPU since? Then it
- * is not running now: its /proc state (a read nine times dearer than schedstat's, 7 us against
- * 0.8 us here, for every thread at every tick) is not read. A thread woken since but not yet
+ * is not running now: its /proc state (a read 3 to 9 times dearer than schedstat's: measured
+ * 7 us against 0.8 us on an idle 2-CPU machine, 24 us against 7 us at load 11, for every thread
+ * at every tick) is not read. A thread woken since but not yet
  * given a CPU is left for the next tick, when it has run: it has used no CPU time to sample. */
 static bool idle_since_last_tick(struct tthread *t, struct thread_info *ti)
 {

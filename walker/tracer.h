@@ -74,7 +74,7 @@ void tracer_free(struct tracer *tr);
 /* Thread state letter from /proc (R, S, D, …) or 0 if unreadable. */
 char tthread_proc_state(struct tthread *t);
 /* The thread's CPU time (ns) and how many times it was put on a CPU, from /proc schedstat (a
- * read about 9 times cheaper than stat's); false when the kernel does not keep them. */
+ * read 3 to 9 times cheaper than stat's); false when the kernel does not keep them. */
 bool tthread_sched_counts(struct tthread *t, uint64_t *run_ns, uint64_t *switches);
 /* Is the process still there? */
 bool tracer_alive(const struct tracer *tr);
