@@ -43,25 +43,6 @@ static void read_comm(struct tracer *tr, struct tthread *t)
 	fclose(f);
 }
 
-/* The /proc files read at every tick, kept open. */
-static void open_proc_files(struct tracer *tr, struct tthread *t)
-{
-	char fn[96];
-	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)t->tid);
-	t->stat_fd = open(fn, O_RDONLY | O_CLOEXEC);
-	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/schedstat", (int)tr->pid, (int)t->tid);
-	t->schedstat_fd = open(fn, O_RDONLY | O_CLOEXEC);
-}
-
-static void close_proc_files(struct tthread *t)
-{
-	if (t->stat_fd >= 0)
-		close(t->stat_fd);
-	if (t->schedstat_fd >= 0)
-		close(t->schedstat_fd);
-	t->stat_fd = t->schedstat_fd = -1;
-}
-
 static struct tthread *add_thread(struct tracer *tr, pid_t tid)
 {
 	XGROW(tr->threads, tr->cap, tr->n + 1);
@@ -69,7 +50,9 @@ static struct tthread *add_thread(struct tracer *tr, pid_t tid)
 	memset(t, 0, sizeof(*t));
 	t->tid = tid;
 	t->state = TS_RUNNING;
-	open_proc_files(tr, t);
+	char fn[96];
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
+	t->stat_fd = open(fn, O_RDONLY | O_CLOEXEC);
 	read_comm(tr, t);
 	u64map_put(&tr->by_tid, (uint64_t)tid, ++tr->n);
 	tr->threads_seen++;
@@ -80,7 +63,9 @@ static void mark_gone(struct tthread *t)
 {
 	t->state = TS_GONE;
 	t->interrupting = t->want_sample = false;
-	close_proc_files(t);
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	t->stat_fd = -1;
 }
 
 static int seize(pid_t tid)
@@ -165,7 +150,9 @@ void tracer_scan_threads(struct tracer *tr)
 			t->tid = tid;
 			t->user = user;
 			t->state = TS_RUNNING;
-			open_proc_files(tr, t);
+			char sfn[96];
+			snprintf(sfn, sizeof(sfn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
+			t->stat_fd = open(sfn, O_RDONLY | O_CLOEXEC);
 			read_comm(tr, &tr->threads[idx]);
 			tr->threads_seen++;
 		} else {
@@ -189,23 +176,6 @@ char tthread_proc_state(struct tthread *t)
 	if (!p || p[1] != ' ')
 		return 0;
 	return p[2];
-}
-
-bool tthread_sched_counts(struct tthread *t, uint64_t *run_ns, uint64_t *switches)
-{
-	if (t->schedstat_fd < 0)
-		return false;
-	char buf[128];
-	ssize_t n = pread(t->schedstat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	unsigned long long run, delay, count;
-	if (sscanf(buf, "%llu %llu %llu", &run, &delay, &count) != 3 || (run == 0 && count == 0))
-		return false; /* "0 0 0": the kernel keeps no scheduler statistics */
-	*run_ns = run;
-	*switches = count;
-	return true;
 }
 
 bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now)
@@ -381,7 +351,8 @@ void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns)
 void tracer_free(struct tracer *tr)
 {
 	for (size_t i = 0; i < tr->n; i++)
-		close_proc_files(&tr->threads[i]);
+		if (tr->threads[i].stat_fd >= 0)
+			close(tr->threads[i].stat_fd);
 	free(tr->threads);
 	u64map_free(&tr->by_tid);
 	if (tr->sigchld_fd > 0)

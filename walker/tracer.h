@@ -21,7 +21,6 @@ enum tstate {
 struct tthread {
 	pid_t tid;
 	int stat_fd;          /* /proc/PID/task/TID/stat, kept open */
-	int schedstat_fd;     /* /proc/PID/task/TID/schedstat, kept open */
 	enum tstate state;
 	bool interrupting;    /* PTRACE_INTERRUPT sent, stop not yet seen */
 	bool want_sample;     /* sample it when the stop arrives */
@@ -73,9 +72,6 @@ void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns);
 void tracer_free(struct tracer *tr);
 /* Thread state letter from /proc (R, S, D, …) or 0 if unreadable. */
 char tthread_proc_state(struct tthread *t);
-/* The thread's CPU time (ns) and how many times it was put on a CPU, from /proc schedstat (a
- * read 3 to 9 times cheaper than stat's); false when the kernel does not keep them. */
-bool tthread_sched_counts(struct tthread *t, uint64_t *run_ns, uint64_t *switches);
 /* Is the process still there? */
 bool tracer_alive(const struct tracer *tr);
 
