@@ -2,6 +2,7 @@
 #include "../util/text_escape.h"
 #include "summary.h"
 
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -13,8 +14,27 @@ double own_cpu_seconds(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* V8WALK_STATS=1: how the caches behaved (for tuning the cost of a sample). */
+static void print_cache_stats(FILE *out, const struct sampler *s)
+{
+	const struct stackwalk *sw = s->sw;
+	fprintf(out, "v8walk: caches: functions %lu hits %lu misses; call-site names %lu hits %lu "
+		     "misses; root-map types %lu hits; code %lu hits %lu scans; decoded tables %lu hits\n",
+		sw->funcs.hits, sw->funcs.misses, sw->callsites.hits, sw->callsites.misses,
+		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans,
+		sw->positions.decoded_hits);
+	const struct sampler_stats *st = &s->st;
+	double n = st->pauses.n ? (double)st->pauses.n : 1.0;
+	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us, unwind %.1f "
+		     "us, the frames' objects %.1f us\n",
+		(double)st->regs_ns / n / 1e3, (double)st->stack_ns / n / 1e3,
+		(double)st->unwind_ns / n / 1e3, (double)st->objects_ns / n / 1e3);
+}
+
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 {
+	if (getenv("V8WALK_STATS"))
+		print_cache_stats(out, s);
 	const struct sampler_stats *st = &s->st;
 	double secs = (double)(st->end_ns - st->start_ns) / 1e9;
 	double cpu = own_cpu_seconds();
@@ -34,6 +54,15 @@ void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
 		st->samples ? (double)s->live.reads / (double)st->samples : 0.0,
 		st->pauses.n ? (double)st->stop_reads / (double)st->pauses.n : 0.0, (double)st->max_lag_ns / 1e6,
 		secs > 0 ? 100.0 * cpu / secs : 0.0);
+	const struct sampler_mark *h = &st->half, *e = &st->end;
+	if (h->taken && e->taken && e->samples > h->samples && e->time_ns > h->time_ns) {
+		double n = (double)(e->samples - h->samples), stops = (double)(e->stops - h->stops);
+		fprintf(out, "v8walk: steady state (second half): %.1f reads per sample (%.1f while "
+			     "stopped); v8walk CPU %.1f%%\n",
+			(double)(e->reads - h->reads) / n,
+			stops > 0 ? (double)(e->stop_reads - h->stop_reads) / stops : 0.0,
+			100.0 * (double)(e->cpu_ns - h->cpu_ns) / (double)(e->time_ns - h->time_ns));
+	}
 	if (st->unvalidated)
 		fprintf(out, "v8walk: %lu samples had JS frames that a GC moved before they were named "
 			     "(shown as such, not guessed)\n",

@@ -75,6 +75,7 @@ static int find_mod(const struct addrspace *as, const struct u64map *index, cons
  * built in one pass, so indexing n mappings costs O(n), not O(n × modules). */
 void addrspace_index(struct addrspace *as)
 {
+	as->generation++;
 	free(as->map_mod);
 	free(as->map_next);
 	size_t n = as->maps.n ? as->maps.n : 1;

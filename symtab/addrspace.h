@@ -32,6 +32,7 @@ struct addrspace {
 	char *root;         /* prefix for file paths, e.g. "/proc/PID/root" ("" = as is) */
 	char **subst;       /* pairs: target path, local file to open instead (e.g. --exe) */
 	size_t nsubst;
+	unsigned long generation; /* incremented whenever the mappings are re-indexed */
 };
 
 void addrspace_init(struct addrspace *as, pid_t pid, const char *root);

@@ -247,7 +247,8 @@ static bool find_cb(void *vctx, const char *name, uint64_t value, uint64_t size,
 {
 	struct find_ctx *c = vctx;
 	(void)type;
-	if (shndx == SHN_UNDEF || strcmp(name, c->name) != 0)
+	/* called for every symbol of the binary: the first byte settles most (startup time) */
+	if (shndx == SHN_UNDEF || name[0] != c->name[0] || strcmp(name, c->name) != 0)
 		return true;
 	c->value = value;
 	c->size = size;

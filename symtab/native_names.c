@@ -1,11 +1,15 @@
-/* native_names.c — native frame naming with a per-symbol demangle cache. */
+/* native_names.c — native frame naming with a per-symbol demangle cache and a per-address cache
+ * (the same return addresses recur in every sample of a thread). */
 #include "native_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/xalloc.h"
 #include "demangle.h"
+
+enum { NAMED_MAX = 1 << 14 }; /* addresses remembered (then forgotten all at once) */
 
 void native_names_init(struct native_names *nn, struct addrspace *as, struct intern *strings,
 		       bool with_params)
@@ -15,11 +19,15 @@ void native_names_init(struct native_names *nn, struct addrspace *as, struct int
 	nn->strings = strings;
 	nn->with_params = with_params;
 	u64map_init(&nn->by_symbol, 0);
+	u64map_init(&nn->by_pc, 0);
 }
 
 void native_names_free(struct native_names *nn)
 {
 	u64map_free(&nn->by_symbol);
+	u64map_free(&nn->by_pc);
+	free(nn->named);
+	nn->named = NULL;
 }
 
 uint32_t native_symbol_name(struct native_names *nn, const char *sym)
@@ -34,8 +42,36 @@ uint32_t native_symbol_name(struct native_names *nn, const char *sym)
 	return id;
 }
 
+static uint32_t name_of(struct native_names *nn, uint64_t pc, bool is_return, uint32_t *file,
+		       uint64_t *module_off);
+
 uint32_t native_name(struct native_names *nn, uint64_t pc, bool is_return, uint32_t *file,
 		     uint64_t *module_off)
+{
+	uint64_t key = pc * 2 + is_return, k;
+	if (nn->generation != nn->as->generation || nn->nnamed == NAMED_MAX) {
+		u64map_clear(&nn->by_pc);
+		nn->nnamed = 0;
+		nn->generation = nn->as->generation;
+	}
+	if (key && u64map_get(&nn->by_pc, key, &k)) {
+		const struct native_named *c = &nn->named[k - 1];
+		*file = c->file;
+		*module_off = c->module_off;
+		return c->name;
+	}
+	uint32_t name = name_of(nn, pc, is_return, file, module_off);
+	if (key) {
+		if (!nn->named)
+			nn->named = xcalloc(NAMED_MAX, sizeof(*nn->named));
+		nn->named[nn->nnamed] = (struct native_named){name, *file, *module_off};
+		u64map_put(&nn->by_pc, key, ++nn->nnamed);
+	}
+	return name;
+}
+
+static uint32_t name_of(struct native_names *nn, uint64_t pc, bool is_return, uint32_t *file,
+		       uint64_t *module_off)
 {
 	uint64_t look = is_return && pc ? pc - 1 : pc;
 	struct addr_info ai;

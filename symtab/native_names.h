@@ -10,10 +10,20 @@
 #include "../util/u64map.h"
 #include "addrspace.h"
 
+/* What native_name answered for one address, kept while the mappings stay the same. */
+struct native_named {
+	uint32_t name, file;
+	uint64_t module_off;
+};
+
 struct native_names {
 	struct addrspace *as;
 	struct intern *strings;
 	struct u64map by_symbol; /* symbol name pointer → interned id + 1 */
+	struct u64map by_pc;     /* pc * 2 + is_return → index in named + 1 */
+	struct native_named *named;
+	size_t nnamed;
+	unsigned long generation; /* as->generation the by_pc answers hold for */
 	bool with_params;
 };
 

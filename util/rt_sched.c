@@ -4,9 +4,9 @@
 #include <sched.h>
 #include <string.h>
 
-static bool set_fifo(void)
+static bool set_fifo(const struct rt_sched *r)
 {
-	struct sched_param sp = {.sched_priority = sched_get_priority_min(SCHED_FIFO)};
+	struct sched_param sp = {.sched_priority = r->fifo_priority};
 	return sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0;
 }
 
@@ -19,11 +19,12 @@ static void set_normal(int policy)
 void rt_sched_init(struct rt_sched *r, bool want)
 {
 	memset(r, 0, sizeof(*r));
+	r->fifo_priority = sched_get_priority_min(SCHED_FIFO);
 	int p = sched_getscheduler(0);
 	r->normal_policy = p >= 0 ? (p & ~SCHED_RESET_ON_FORK) : SCHED_OTHER;
 	if (r->normal_policy == SCHED_FIFO || r->normal_policy == SCHED_RR)
 		return; /* already real-time: leave it alone */
-	if (want && set_fifo()) {
+	if (want && set_fifo(r)) {
 		r->allowed = true;
 		set_normal(r->normal_policy);
 	}
@@ -31,7 +32,7 @@ void rt_sched_init(struct rt_sched *r, bool want)
 
 void rt_sched_boost(struct rt_sched *r)
 {
-	if (r->allowed && !r->boosted && set_fifo()) {
+	if (r->allowed && !r->boosted && set_fifo(r)) {
 		r->boosted = true;
 		r->switches++;
 	}

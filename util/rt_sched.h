@@ -15,6 +15,7 @@ struct rt_sched {
 	bool allowed;   /* the switch works here */
 	bool boosted;   /* currently SCHED_FIFO */
 	int normal_policy;
+	int fifo_priority; /* the lowest SCHED_FIFO priority, asked once */
 	unsigned long switches;
 };
 

@@ -390,13 +390,18 @@ uint32_t callsite_name(struct callsite_names *cn, const struct v8_heap *h, const
 		return compose(cn, h, cs);
 	/* cached per (receiver map, function, flags): the method lookups read many objects. The key
 	 * is compared with memcmp: its padding must be zero too (it was left to the stack, and the
-	 * cache then missed on most lookups of an optimized build) */
+	 * cache then missed on most lookups of an optimized build). An Oddball receiver (undefined
+	 * for most calls: a root object, never moved) has no properties: the name depends on which
+	 * Oddball it is, not on the function object, so closures of one function made anew at each
+	 * call (a new address each time, measured: 9 misses in 10 on tsc) share one entry. Its map
+	 * is a root map, its type known without a read. */
 	struct callsite_key k;
 	memset(&k, 0, sizeof(k));
-	k.map = v8_is_heap_object(cs->receiver) ? v8_map_of(h, cs->receiver) : 1;
-	k.function = cs->function;
+	bool oddball = v8_is_heap_object(cs->receiver) && v8_is(h, cs->receiver, L_T_ODDBALL);
+	k.map = oddball ? cs->receiver : v8_is_heap_object(cs->receiver) ? v8_map_of(h, cs->receiver) : 1;
+	k.function = oddball ? 0 : cs->function;
 	k.sfi = cs->fn->sfi;
-	k.flags = (uint32_t)cs->constructor | (uint32_t)cs->async << 1;
+	k.flags = (uint32_t)cs->constructor | (uint32_t)cs->async << 1 | (uint32_t)oddball << 2;
 	uint64_t hash = u64_hash(k.map ^ u64_hash(k.function ^ u64_hash(k.sfi + k.flags))) | 1;
 	uint64_t idx;
 	if (u64map_get(&cn->cache, hash, &idx) && !memcmp(&cn->keys[idx - 1], &k, sizeof(k))) {

@@ -26,7 +26,10 @@ static bool collect(void *vctx, const char *name, uint64_t value, uint64_t size,
 	    "_ZN2v88internal7Version6build_E", "_ZN2v88internal7Version6patch_E"};
 	if (shndx == SHN_UNDEF)
 		return true;
-	for (int i = 0; i < 4; i++) {
+	/* every symbol of the binary passes here: the common prefix first (startup time) */
+	static const char ver_prefix[] = "_ZN2v88internal7Version";
+	bool ver = strncmp(name, ver_prefix, sizeof(ver_prefix) - 1) == 0;
+	for (int i = 0; ver && i < 4; i++) {
 		if (!c->ver_found[i] && strcmp(name, ver_syms[i]) == 0) {
 			c->ver_addr[i] = value;
 			c->ver_found[i] = true;

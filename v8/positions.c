@@ -199,6 +199,23 @@ static bool code_runs(struct positions *p, const struct v8_heap *h, const struct
 	return false;
 }
 
+int positions_inlined_at(const struct positions *p, uint64_t pc, uint64_t *sfi, int max)
+{
+	const struct code_finder *cf = &p->codes;
+	uint64_t k;
+	if (!u64map_get(&cf->by_pc, pc, &k) || !k || !v8_code_contains(&cf->cache[k - 1], pc))
+		return 0;
+	uint64_t code = cf->cache[k - 1].code;
+	if (!code || !u64map_get(&p->idx, code, &k) || !k || p->decoded[k - 1].obj != code)
+		return 0;
+	const struct inlining_data *inl = &p->decoded[k - 1].inl;
+	int n = 0;
+	for (int i = 0; i < inl->nrecords && n < max; i++)
+		if (inl->records[i].sfi && inl->records[i].sfi != inl->outer)
+			sfi[n++] = inl->records[i].sfi;
+	return n;
+}
+
 /* The place in a frame's machine code: the Code, the pc in it, and whether pc is a return
  * address. */
 struct code_site {

@@ -40,7 +40,7 @@ struct capture *capture_pool_take(struct capture_pool *p, size_t max)
 	struct capture *c = p->v[p->used++];
 	memsnap_reset(&c->snap);
 	memset(&c->ws, 0, sizeof(c->ws));
-	c->prefetched->n = 0;
+	c->prefetched->n = c->prefetched->nreceivers = 0;
 	c->held_ns = 0;
 	return c;
 }
@@ -50,6 +50,10 @@ void capture_keep_unwind(struct capture *c, const struct stackwalk *sw)
 	memcpy(c->raw, sw->raw, sizeof(*c->raw) * (size_t)c->ws.raw_frames);
 	c->prefetched->n = sw->prefetched.n;
 	memcpy(c->prefetched->obj, sw->prefetched.obj, sizeof(uint64_t) * sw->prefetched.n);
+	memcpy(c->prefetched->kind, sw->prefetched.kind, sw->prefetched.n);
+	c->prefetched->nreceivers = sw->prefetched.nreceivers;
+	memcpy(c->prefetched->receivers, sw->prefetched.receivers,
+	       sizeof(uint64_t) * sw->prefetched.nreceivers);
 }
 
 void capture_restore_unwind(const struct capture *c, struct stackwalk *sw)
@@ -57,6 +61,10 @@ void capture_restore_unwind(const struct capture *c, struct stackwalk *sw)
 	memcpy(sw->raw, c->raw, sizeof(*c->raw) * (size_t)c->ws.raw_frames);
 	sw->prefetched.n = c->prefetched->n;
 	memcpy(sw->prefetched.obj, c->prefetched->obj, sizeof(uint64_t) * c->prefetched->n);
+	memcpy(sw->prefetched.kind, c->prefetched->kind, c->prefetched->n);
+	sw->prefetched.nreceivers = c->prefetched->nreceivers;
+	memcpy(sw->prefetched.receivers, c->prefetched->receivers,
+	       sizeof(uint64_t) * c->prefetched->nreceivers);
 }
 
 void capture_pool_release(struct capture_pool *p)

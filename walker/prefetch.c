@@ -5,22 +5,27 @@
 
 #include "../v8/heap.h"
 
-enum { MAX_BATCH = 256, OBJ_BYTES = 64, MAP_BYTES = 16, CODE_BYTES = 80, TABLE_BYTES = 256 };
+/* MAP_BYTES: a receiver's map word; MAP_OBJ_BYTES: a whole Map (80 bytes without pointer
+ * compression, 40 with), its type, bit fields, prototype, constructor and descriptors */
+enum { STOP_BATCH = 256, MAX_BATCH = 512, OBJ_BYTES = 64, MAP_BYTES = 16, MAP_OBJ_BYTES = 80, CODE_BYTES = 80,
+       TABLE_BYTES = 256 };
 
 struct batch {
 	uint64_t addr[MAX_BATCH];
 	uint32_t len[MAX_BATCH];
-	size_t n;
+	uint8_t kind[MAX_BATCH];
+	size_t n, max; /* max <= MAX_BATCH */
 };
 
-static void add(struct batch *b, uint64_t tagged, uint32_t len)
+static void add(struct batch *b, uint64_t tagged, uint32_t len, enum prefetch_kind kind)
 {
-	if (!v8_is_heap_object(tagged) || b->n == MAX_BATCH)
+	if (!v8_is_heap_object(tagged) || b->n >= b->max)
 		return;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->addr[i] == tagged - 1)
 			return;
 	b->addr[b->n] = tagged - 1;
+	b->kind[b->n] = (uint8_t)kind;
 	b->len[b->n++] = len;
 }
 
@@ -32,19 +37,38 @@ static bool word(struct memsrc *mem, uint64_t addr, uint64_t *v)
 /* Remember the whole objects of a batch (receivers are copied for their map word only). */
 static void record(struct prefetched *out, const struct batch *b)
 {
-	for (size_t i = 0; i < b->n && out->n < PREFETCH_MAX_OBJECTS; i++)
-		if (b->len[i] != MAP_BYTES)
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->kind[i] == PF_RECEIVER) {
+			if (out->nreceivers < PREFETCH_MAX_OBJECTS)
+				out->receivers[out->nreceivers++] = b->addr[i];
+		} else if (b->kind[i] != PF_MAP && out->n < PREFETCH_MAX_OBJECTS) {
+			out->kind[out->n] = b->kind[i];
 			out->obj[out->n++] = b->addr[i];
+		}
+	}
+}
+
+/* The maps of objects copied at the stop, unless they are root maps whose type is known. */
+static void add_maps(struct batch *b, const struct v8_layout *L, struct map_types *types,
+		     struct memsrc *mem, const uint64_t *obj, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t map;
+		int type;
+		if (word(mem, obj[i] + L->v[L_HEAPOBJECT_MAP], &map) &&
+		    !(types && map_types_get(types, map, &type)))
+			add(b, map, MAP_OBJ_BYTES, PF_MAP);
+	}
 }
 
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
 			 const struct raw_frame *raw, int n, struct prefetched *out)
 {
-	out->n = 0;
+	out->n = out->nreceivers = 0;
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
-	struct batch fns = {.n = 0};
+	struct batch fns = {.n = 0, .max = STOP_BATCH}; /* bounds the work while it is stopped */
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
@@ -59,35 +83,68 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		if (!word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx) ||
 		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
 			continue;
-		add(&fns, fn, OBJ_BYTES);
+		add(&fns, fn, OBJ_BYTES, PF_FUNCTION);
 		if (v8_has(L, L_FP_BYTECODE_ARRAY) && word(mem, raw[i].fp + L->v[L_FP_BYTECODE_ARRAY], &bca))
-			add(&fns, bca, OBJ_BYTES);
+			add(&fns, bca, OBJ_BYTES, PF_BYTECODE);
 		if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
-			add(&fns, receiver, MAP_BYTES);
+			add(&fns, receiver, MAP_BYTES, PF_RECEIVER);
 	}
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);
 	record(out, &fns);
 }
 
-void prefetch_js_details(const struct v8_runtime *rt, struct memsrc *mem, struct prefetched *p)
+/* The SharedFunctionInfos inlined into the code of the raw frames, as decoded before. */
+static void add_inlined(struct batch *b, const struct prefetch_hints *hints)
 {
+	if (!hints->positions)
+		return;
+	for (int i = 0; i < hints->nraw; i++) {
+		const struct raw_frame *rf = &hints->raw[i];
+		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
+		uint64_t sfi[32];
+		int n = positions_inlined_at(hints->positions, exact ? rf->pc : rf->pc - 1, sfi, 32);
+		for (int k = 0; k < n; k++)
+			add(b, sfi[k], OBJ_BYTES, PF_DETAIL);
+	}
+}
+
+void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			 struct memsrc *mem, struct prefetched *p)
+{
+	struct map_types *types = hints->types;
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
-	struct batch second = {.n = 0};
-	/* the SharedFunctionInfos, position tables and code of the objects copied at the stop (the
-	 * maps of all of them are root maps: never moved, their types remembered by v8/map_types) */
+	struct batch second = {.n = 0, .max = MAX_BATCH};
+	/* the SharedFunctionInfos and code of the functions copied at the stop, the position tables
+	 * of their bytecode arrays (the maps of all of them are root maps: never moved, their types
+	 * remembered by v8/map_types). A slot holding something else (an optimized frame keeps spill
+	 * slots where the bytecode array would be) is skipped once its map is known to be a root map
+	 * of another type; until then it is copied as it would be, harmlessly. */
 	for (size_t i = 0, n = p->n; i < n; i++) {
-		uint64_t sfi, table, code;
-		if (word(mem, p->obj[i] + L->v[L_JSFUNC_SHARED], &sfi))
-			add(&second, sfi, OBJ_BYTES);
-		if (v8_has(L, L_BCA_SPT) && word(mem, p->obj[i] + L->v[L_BCA_SPT], &table))
-			add(&second, table, TABLE_BYTES); /* harmless when obj[i] is not a BytecodeArray */
-		/* the function's current code (a pointer before leaptiering): its header locates it */
-		if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
-		    word(mem, p->obj[i] + L->v[L_JSFUNC_CODE], &code))
-			add(&second, code, CODE_BYTES);
+		uint64_t map, sfi, table, code;
+		int type = -1;
+		if (types && word(mem, p->obj[i] + L->v[L_HEAPOBJECT_MAP], &map))
+			map_types_get(types, map, &type);
+		if (p->kind[i] == PF_FUNCTION && type < 0) {
+			if (word(mem, p->obj[i] + L->v[L_JSFUNC_SHARED], &sfi))
+				add(&second, sfi, OBJ_BYTES, PF_DETAIL);
+			/* the function's current code (a pointer before leaptiering): its header
+			 * locates it */
+			if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
+			    word(mem, p->obj[i] + L->v[L_JSFUNC_CODE], &code))
+				add(&second, code, CODE_BYTES, PF_DETAIL);
+		} else if (p->kind[i] == PF_BYTECODE && v8_has(L, L_BCA_SPT) &&
+			   (type < 0 || type == L->v[L_T_BYTECODE_ARRAY]) &&
+			   word(mem, p->obj[i] + L->v[L_BCA_SPT], &table)) {
+			add(&second, table, TABLE_BYTES, PF_DETAIL);
+		}
 	}
-	mem_prefetch(mem, second.addr, second.len, second.n);
+	add_inlined(&second, hints);
+	size_t stage1 = p->n;
 	record(p, &second);
+	/* the maps are not recorded: only read through the copies, never named from */
+	add_maps(&second, L, types, mem, p->obj, stage1);
+	add_maps(&second, L, types, mem, p->receivers, p->nreceivers);
+	mem_prefetch(mem, second.addr, second.len, second.n);
 }

@@ -6,6 +6,8 @@
 #define V8WALK_PREFETCH_H
 
 #include "../symtab/addrspace.h"
+#include "../v8/map_types.h"
+#include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../mem/memsrc.h"
 #include "unwind.h"
@@ -14,18 +16,37 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
 
 /* The heap objects (untagged addresses) a prefetch copied whole, receivers aside: what a decode
  * that runs after the thread resumed is checked against (walker/validate.h). */
+/* Which frame slot (or which field of what was copied at the stop) an object was reached from. */
+enum prefetch_kind { PF_FUNCTION, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP };
+
 struct prefetched {
 	uint64_t obj[PREFETCH_MAX_OBJECTS];
+	uint8_t kind[PREFETCH_MAX_OBJECTS]; /* enum prefetch_kind */
 	size_t n;
+	uint64_t receivers[PREFETCH_MAX_OBJECTS]; /* copied for their map word */
+	size_t nreceivers;
 };
 
 /* While the thread is stopped: copy the objects the frames' slots name — functions (young
  * objects a scavenge moves), bytecode arrays, receivers (their map word) — in one batch. */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
 			 const struct raw_frame *raw, int n, struct prefetched *out);
+/* What the after-resume batch can use beyond the copy (each may be NULL): root maps' types, and
+ * the inlining the positions cache decoded for the code of the raw frames. */
+struct prefetch_hints {
+	struct map_types *types;
+	const struct positions *positions;
+	const struct raw_frame *raw;
+	int nraw;
+};
+
 /* Once it runs again: copy what those name — SharedFunctionInfos, position tables, Code headers,
  * old-space objects — in one more batch, before the frames are decoded; the objects are added to
- * p, so that the decode is validated against them (walker/validate.h). */
-void prefetch_js_details(const struct v8_runtime *rt, struct memsrc *mem, struct prefetched *p);
+ * p, so that the decode is validated against them (walker/validate.h). The same batch copies the
+ * maps of the functions and receivers whose type the hints do not know (every frame's type check
+ * reads them, and a call-site name starts from the receiver's), and the SharedFunctionInfos of
+ * the functions inlined where the frames' code was seen before. */
+void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			 struct memsrc *mem, struct prefetched *p);
 
 #endif

@@ -118,9 +118,11 @@ static uint32_t role_of(struct sampler *s, struct tthread *t, const struct captu
 /* Copy and unwind one stopped thread: registers, stack, the heap objects of its JS frames. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
+	uint64_t t0 = now_ns();
 	struct user_regs_struct ur;
 	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
 		return false;
+	uint64_t t1 = now_ns();
 	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
 	struct stack_bounds b;
 	uint64_t sp = c->regs.r[DW_RSP];
@@ -138,7 +140,13 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	if (to > from)
 		memsnap_add(&c->snap, from, (size_t)(to - from));
 	c->bounds = b;
+	uint64_t t2 = now_ns();
 	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &b, &c->ws);
+	uint64_t t3 = now_ns();
+	s->st.regs_ns += t1 - t0;
+	s->st.stack_ns += t2 - t1;
+	s->st.objects_ns += c->ws.prefetch_ns;
+	s->st.unwind_ns += t3 - t2 - c->ws.prefetch_ns;
 	capture_keep_unwind(c, s->sw);
 	return true;
 }
@@ -200,7 +208,9 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	}
 	/* what the copied objects name (SFIs, tables, Code) is read now, and checked afterwards */
 	unsigned long live_reads = c->snap.misses;
-	prefetch_js_details(s->sw->rt, &c->snap.base, &s->sw->prefetched);
+	struct prefetch_hints hints = {.types = &s->sw->map_types, .positions = &s->sw->positions,
+				       .raw = s->sw->raw, .nraw = c->ws.raw_frames};
+	prefetch_js_details(s->sw->rt, &hints, &c->snap.base, &s->sw->prefetched);
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
 	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
@@ -285,9 +295,10 @@ static void wait_until(struct sampler *s, uint64_t until)
 		uint64_t now = now_ns();
 		/* while stops are on their way, stay ready for them; then name what was copied */
 		bool stopping = stops_outstanding(s) && now - s->tick_ns < MAX_BOOST_NS;
-		if (!stopping) {
+		if (!stopping && (s->captures.used || s->nqueue)) {
 			/* naming frames and the sink run at the normal priority; waiting for the next
-			 * tick runs at the real-time one, so that the tick is on time */
+			 * tick runs at the real-time one, so that the tick is on time (two
+			 * sched_setscheduler calls: only when there is something to name) */
 			rt_sched_normal(&s->rt);
 			decode_waiting(s);
 			deliver_queue(s);
@@ -334,6 +345,14 @@ static void tick(struct sampler *s)
 	}
 }
 
+/* The counters now (see struct sampler_mark). */
+static void mark(struct sampler *s, struct sampler_mark *m)
+{
+	*m = (struct sampler_mark){.taken = true, .time_ns = now_ns(), .cpu_ns = own_cpu_ns(),
+				   .samples = s->st.samples, .reads = s->live.reads,
+				   .stop_reads = s->st.stop_reads, .stops = s->st.pauses.n};
+}
+
 void sampler_run(struct sampler *s)
 {
 	uint64_t interval = (uint64_t)(1e9 / (s->opts.rate_hz > 0 ? s->opts.rate_hz : 99));
@@ -357,6 +376,8 @@ void sampler_run(struct sampler *s)
 		}
 		if (deadline && now >= deadline)
 			break;
+		if (deadline && !s->st.half.taken && now - start >= (deadline - start) / 2)
+			mark(s, &s->st.half);
 		if (hook && now >= next_hook) {
 			if (s->opts.on_interval(s->opts.interval_ctx, now))
 				break;
@@ -378,6 +399,7 @@ void sampler_run(struct sampler *s)
 		}
 	}
 	rt_sched_normal(&s->rt);
+	mark(s, &s->st.end);
 	s->st.end_ns = now_ns();
 	if (!s->st.target_exited && !tracer_alive(s->tr)) {
 		s->st.target_exited = true;

@@ -39,6 +39,14 @@ struct sampler_opts {
 	uint64_t interval_ns;
 };
 
+/* The counters at one instant: the second half of a run (from the middle of --duration to its
+ * end) is its steady state, caches warm. */
+struct sampler_mark {
+	bool taken;
+	uint64_t time_ns, cpu_ns;
+	uint64_t samples, reads, stop_reads, stops;
+};
+
 struct sampler_stats {
 	unsigned long ticks, samples, empty, truncated, no_js, behind;
 	unsigned long missed; /* a thread was due but its previous stop had not arrived yet */
@@ -51,6 +59,10 @@ struct sampler_stats {
 	bool target_exited;
 	int exit_status;
 	bool stopped_by_signal;
+	struct sampler_mark half, end; /* taken halfway through --duration, and when sampling ended */
+	/* where the time of the stops went (sums over all stops, ns): registers, the stack copy, the
+	 * unwind, the batched copy of the frames' objects */
+	uint64_t regs_ns, stack_ns, unwind_ns, objects_ns;
 };
 
 struct thread_info; /* per-thread sampler state (the /proc state of a requested sample) */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../v8/async.h"
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
@@ -272,7 +273,9 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
 	memset(st, 0, sizeof(*st));
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
+	uint64_t t0 = now_ns();
 	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, &sw->prefetched);
+	st->prefetch_ns = now_ns() - t0;
 	return nraw;
 }
 
@@ -281,7 +284,9 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 		      struct walk_stats *st)
 {
 	stackwalk_unwind(sw, regs, mem, bounds, st);
-	prefetch_js_details(sw->rt, mem, &sw->prefetched);
+	struct prefetch_hints hints = {.types = &sw->map_types, .positions = &sw->positions,
+				       .raw = sw->raw, .nraw = st->raw_frames};
+	prefetch_js_details(sw->rt, &hints, mem, &sw->prefetched);
 	return stackwalk_decode(sw, regs, mem, out, max, st);
 }
 

@@ -33,6 +33,7 @@ struct walk_stats {
 	int raw_frames;
 	int js_frames;   /* named JS frames */
 	int bad_v8;      /* frames in V8 code that could not be decoded */
+	uint64_t prefetch_ns; /* of stackwalk_unwind: the batched copy of the frames' objects */
 };
 
 struct stackwalk {
