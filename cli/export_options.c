@@ -9,7 +9,7 @@
 
 #include "../util/text_escape.h"
 
-enum { LABEL_KEY_MAX = 64, LABEL_VALUE_MAX = 256 };
+enum { LABEL_KEY_MAX = EXPORT_LABEL_KEY_MAX, LABEL_VALUE_MAX = 256 };
 
 /* A label key: [A-Za-z_][A-Za-z0-9_.-]* — it is used in report's --where too. */
 static bool label_key_ok(const char *s, size_t len)
@@ -58,10 +58,11 @@ static bool label_option(const char *arg, struct export_options *x)
 		fprintf(stderr, "v8walk: at most %d --label options besides service\n", EXPORT_LABELS_MAX);
 		return false;
 	}
-	/* the key is kept NUL-terminated by cutting a copy: the argument itself stays as given */
-	char *key = strndup(arg, (size_t)(eq - arg));
-	if (!key)
-		return false;
+	/* the key is kept NUL-terminated in a copy of its own (label_key_ok bounded its length): the
+	 * argument itself stays as given */
+	char *key = x->label_keys[x->nlabels];
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = 0;
 	x->labels[x->nlabels++] = (struct export_label){.key = key, .value = eq + 1};
 	return true;
 }

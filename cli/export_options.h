@@ -20,6 +20,8 @@ enum export_option_id {
 	XO_CREATE_SCHEMA,  /* --create-schema */
 };
 
+enum { EXPORT_LABEL_KEY_MAX = 64 };
+
 struct export_options {
 	const char *url_text;        /* --export (NULL = no export) */
 	struct ch_url url;
@@ -28,7 +30,8 @@ struct export_options {
 	double spool_max_mb;         /* default 256 */
 	bool create_schema;
 	const char *service;         /* --label service=… */
-	struct export_label labels[EXPORT_LABELS_MAX];
+	struct export_label labels[EXPORT_LABELS_MAX]; /* keys point into label_keys */
+	char label_keys[EXPORT_LABELS_MAX][EXPORT_LABEL_KEY_MAX + 1];
 	size_t nlabels;
 	bool any_label;              /* some --label was given */
 };
