@@ -20,6 +20,13 @@ struct mapping {
 	bool deleted;        /* the file was deleted or replaced after mapping */
 };
 
+/* A mapping the kernel names in brackets ([vdso], [vsyscall], [stack], [heap]): no file behind
+ * it, and executable ones are the kernel's code, not a JIT's. */
+static inline bool mapping_is_kernel_named(const struct mapping *m)
+{
+	return m->path && m->path[0] == '[';
+}
+
 struct maps {
 	struct mapping *v; /* sorted by start */
 	size_t n, cap;

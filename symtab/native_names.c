@@ -82,7 +82,7 @@ static uint32_t name_of(struct native_names *nn, uint64_t pc, bool is_return, ui
 		snprintf(buf, sizeof(buf), "[unknown] (0x%llx)", (unsigned long long)pc);
 		return intern_str(nn->strings, buf);
 	}
-	if (!ai.mod && ai.map->path && ai.map->path[0] == '[') /* [vdso], [vsyscall] */
+	if (!ai.mod && mapping_is_kernel_named(ai.map)) /* [vdso], [vsyscall] */
 		return intern_str(nn->strings, ai.map->path);
 	if (!ai.mod) {
 		snprintf(buf, sizeof(buf), "[unknown] (%s+0x%llx)",

@@ -184,8 +184,7 @@ void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t 
 	if (!ai.mod) {
 		/* anonymous executable memory is V8's code; the kernel's own mappings ([vdso],
 		 * [vsyscall]: clock_gettime, gettimeofday) are not */
-		bool special = ai.map->path && ai.map->path[0] == '[';
-		out->cls = (ai.map->prot & MAP_X) && !special ? PC_JIT : PC_UNMAPPED;
+		out->cls = (ai.map->prot & MAP_X) && !mapping_is_kernel_named(ai.map) ? PC_JIT : PC_UNMAPPED;
 		return;
 	}
 	out->mod = ai.mod;
