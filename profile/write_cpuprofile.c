@@ -125,8 +125,9 @@ static void call_frame(struct cpprof *c, const struct cpnode *n, FILE *out)
 	json_string(out, url);
 	/* (0-based) where V8 places the function: its StartPosition, or the original definition
 	 * when a source map moved the frame */
-	int32_t l1 = js ? (f->gen_file || f->start_line <= 0 ? f->def_line : f->start_line) : 0;
-	int32_t c1 = js ? (f->gen_file || f->start_line <= 0 ? f->def_col : f->start_col) : 0;
+	bool at_start = js && !f->gen_file && f->start_line > 0;
+	int32_t l1 = at_start ? f->start_line : js ? f->def_line : 0;
+	int32_t c1 = at_start ? f->start_col : js ? f->def_col : 0;
 	int line = l1 > 0 ? l1 - 1 : -1;
 	int col = line >= 0 ? (c1 > 0 ? c1 - 1 : 0) : -1;
 	fprintf(out, ",\"lineNumber\":%d,\"columnNumber\":%d}", line, col);
