@@ -11,6 +11,15 @@
 
 enum { LABEL_KEY_MAX = EXPORT_LABEL_KEY_MAX, LABEL_VALUE_MAX = 256 };
 
+/* The reason an option is refused, into *why: BEFORE, the argument escaped, AFTER; false. */
+static bool refuse_option(struct strbuf *why, const char *before, const char *arg, const char *after)
+{
+	sb_add(why, before);
+	sb_add_escaped_str(why, arg);
+	sb_add(why, after);
+	return false;
+}
+
 /* A label key: [A-Za-z_][A-Za-z0-9_.-]* — it is used in report's --where too. */
 static bool label_key_ok(const char *s, size_t len)
 {
@@ -26,21 +35,21 @@ static bool label_key_ok(const char *s, size_t len)
 	return true;
 }
 
-static bool label_option(const char *arg, struct export_options *x)
+static bool label_option(const char *arg, struct export_options *x, struct strbuf *why)
 {
 	const char *eq = strchr(arg, '=');
 	size_t vlen = eq ? strlen(eq + 1) : 0;
 	if (!eq || !label_key_ok(arg, (size_t)(eq - arg))) {
-		fprintf_text(stderr, "v8walk: --label needs KEY=VALUE with KEY of letters, digits, '_', "
-			     "'.', '-', not '%s'\n", arg);
-		return false;
+		return refuse_option(why, "--label needs KEY=VALUE with KEY of letters, digits, '_', '.', "
+				     "'-', not '", arg, "'");
 	}
 	for (const char *p = eq + 1; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			vlen = LABEL_VALUE_MAX + 1;
 	if (!vlen || vlen > LABEL_VALUE_MAX) {
-		fprintf_text(stderr, "v8walk: --label %.*s: the value must be 1 to %d printable bytes\n",
-			     (int)(eq - arg), arg, LABEL_VALUE_MAX);
+		sb_add(why, "--label ");
+		sb_add_escaped(why, arg, (size_t)(eq - arg));
+		sb_printf(why, ": the value must be 1 to %d printable bytes", LABEL_VALUE_MAX);
 		return false;
 	}
 	x->any_label = true;
@@ -51,11 +60,11 @@ static bool label_option(const char *arg, struct export_options *x)
 	static const char *columns[] = {"host", "pid", "tid", "process", "thread", "bucket"};
 	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
 		if (strlen(columns[i]) == (size_t)(eq - arg) && !strncmp(arg, columns[i], (size_t)(eq - arg))) {
-			fprintf(stderr, "v8walk: --label %s: v8walk fills that column itself\n", columns[i]);
+			sb_printf(why, "--label %s: v8walk fills that column itself", columns[i]);
 			return false;
 		}
 	if (x->nlabels == EXPORT_LABELS_MAX) {
-		fprintf(stderr, "v8walk: at most %d --label options besides service\n", EXPORT_LABELS_MAX);
+		sb_printf(why, "at most %d --label options besides service", EXPORT_LABELS_MAX);
 		return false;
 	}
 	/* the key is kept NUL-terminated in a copy of its own (label_key_ok bounded its length): the
@@ -67,25 +76,28 @@ static bool label_option(const char *arg, struct export_options *x)
 	return true;
 }
 
-bool export_option(int id, const char *arg, struct export_options *x)
+bool export_option(int id, const char *arg, struct export_options *x, struct strbuf *why)
 {
-	char why[256];
+	char reason[256];
 	switch (id) {
 	case XO_EXPORT:
-		if (!ch_url_parse(arg, &x->url, why, sizeof(why))) {
-			fprintf_text(stderr, "v8walk: --export %s: %s\n", arg, why);
+		if (!ch_url_parse(arg, &x->url, reason, sizeof(reason))) {
+			sb_add(why, "--export ");
+			sb_add_escaped_str(why, arg);
+			sb_add(why, ": ");
+			sb_add_escaped_str(why, reason);
 			return false;
 		}
 		x->url_text = arg;
 		return true;
 	case XO_LABEL:
-		return label_option(arg, x);
+		return label_option(arg, x, why);
 	case XO_CREDENTIALS:
 		x->credentials = arg;
 		return true;
 	case XO_SPOOL:
 		if (arg[0] == 0) {
-			fprintf(stderr, "v8walk: --spool needs a directory\n");
+			sb_add(why, "--spool needs a directory");
 			return false;
 		}
 		x->spool_dir = arg;
@@ -95,9 +107,8 @@ bool export_option(int id, const char *arg, struct export_options *x)
 		errno = 0;
 		double v = strtod(arg, &end);
 		if (errno || end == arg || *end || !(v >= 0.001 && v <= 1e6)) {
-			fprintf_text(stderr, "v8walk: --spool-max-mb needs a size in MiB from 0.001 to "
-				     "1000000, not '%s'\n", arg);
-			return false;
+			return refuse_option(why, "--spool-max-mb needs a size in MiB from 0.001 to 1000000, "
+					     "not '", arg, "'");
 		}
 		x->spool_max_mb = v;
 		return true;

@@ -9,6 +9,7 @@
 
 #include "../export/ch_url.h"
 #include "../export/period_rows.h"
+#include "../util/strbuf.h"
 
 /* the option ids options.c gives getopt_long for them */
 enum export_option_id {
@@ -36,8 +37,9 @@ struct export_options {
 	bool any_label;              /* some --label was given */
 };
 
-/* Handle one of the options above; false after printing why the value is wrong. */
-bool export_option(int id, const char *arg, struct export_options *x);
+/* Handle one of the options above; false with the reason the value is wrong appended to *why
+ * (escaped: it may quote the argument). */
+bool export_option(int id, const char *arg, struct export_options *x, struct strbuf *why);
 /* A conflict between the export options themselves, or NULL. */
 const char *export_options_conflict(const struct export_options *x);
 

@@ -1,5 +1,5 @@
-/* main.c — v8walk's entry point: the `schema` and `report` subcommands, or parse the command
- * line and run the chosen mode (with --export around it). */
+/* main.c — v8walk's entry point: the `schema` and `report` subcommands, or the command line
+ * resolved to a plan (options.h) and its action run (a sampling run with --export around it). */
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -7,19 +7,34 @@
 #include "export_run.h"
 #include "modes.h"
 #include "options.h"
+#include "version_string.h"
 
-static int run_mode(const struct options *o)
+static int run_plan(const struct plan *p)
 {
-	if (o->mode == MODE_CORE)
-		return mode_core(o);
-	if (o->version_info)
-		return mode_version_info(o);
-	if (o->mode == MODE_DUMP)
-		return mode_dump(o);
-	/* eBPF when asked for, or when only it can: several processes, kernel frames */
-	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel)
-		return mode_bpf(o, NULL);
-	return mode_record(o);
+	switch (p->action) {
+	case ACTION_HELP:
+		print_usage(stdout);
+		return EXIT_OK;
+	case ACTION_VERSION:
+		printf("v8walk %s\n", V8WALK_VERSION);
+		return EXIT_OK;
+	case ACTION_CORE:
+		return mode_core(&p->o);
+	case ACTION_VERSION_INFO:
+		return mode_version_info(&p->o);
+	case ACTION_DUMP:
+		return mode_dump(&p->o);
+	case ACTION_PROFILE:
+	case ACTION_TOP:
+		break;
+	}
+	/* precise wake-ups for the sampling timer */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	struct options o = p->o; /* export_run_start hands the exporter to the run through it */
+	if (!export_run_start(&o))
+		return EXIT_ERROR;
+	int rc = p->sampler == SAMPLER_BPF ? mode_bpf(&o, NULL) : mode_record(&o);
+	return export_run_finish(&o, rc);
 }
 
 int main(int argc, char **argv)
@@ -28,13 +43,14 @@ int main(int argc, char **argv)
 		return mode_schema(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return mode_report(argc - 1, argv + 1);
-	struct options o;
-	int code;
-	if (!parse_options(argc, argv, &o, &code))
-		return code;
-	/* precise wake-ups for the sampling timer */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	if (!export_run_start(&o))
-		return EXIT_ERROR;
-	return export_run_finish(&o, run_mode(&o));
+	struct plan p;
+	struct strbuf why;
+	sb_init(&why);
+	if (!parse_options(argc, argv, &p, &why)) {
+		fprintf(stderr, "v8walk: %s\n", why.s);
+		sb_free(&why);
+		return EXIT_USAGE;
+	}
+	sb_free(&why);
+	return run_plan(&p);
 }

@@ -1,18 +1,19 @@
-/* options.c — option parsing and usage text. */
+/* options.c — the command line resolved to a plan (what to do, with which sampler and writer, or
+ * the one reason it cannot be done), and the usage text. Nothing here prints but print_usage. */
 #include "../util/text_escape.h"
 #include "options.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exit_codes.h"
 #include "output_name.h"
-#include "version_string.h"
 
-static void usage(FILE *f)
+void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: v8walk --pid PID [-f FORMAT] [options]        sample a running node\n"
@@ -133,18 +134,35 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
+/* The reason the command line is refused, into *why (escaped: it may quote what was typed);
+ * returns false. */
+static bool refuse(struct strbuf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool refuse(struct strbuf *why, const char *fmt, ...)
+{
+	struct strbuf raw;
+	sb_init(&raw);
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(&raw, fmt, ap);
+	va_end(ap);
+	sb_reset(why);
+	sb_add_escaped(why, raw.s, raw.len);
+	sb_free(&raw);
+	return false;
+}
+
 /* A --format name, or an -o extension, that names no format. */
-static bool unknown_format(const char *option, const char *value)
+static bool unknown_format(const char *option, const char *value, struct strbuf *why)
 {
 	struct strbuf names;
 	sb_init(&names);
 	profile_writer_names(&names);
 	if (!strcmp(option, "-o"))
-		fprintf_text(stderr, "v8walk: which format for %s? its extension names none; give --format "
-				"(%s) or use .txt .folded .collapsed .svg .speedscope.json .cpuprofile "
-				".pb.gz .pprof\n", value, names.s);
+		refuse(why, "which format for %s? its extension names none; give --format (%s) or use "
+		       ".txt .folded .collapsed .svg .speedscope.json .cpuprofile .pb.gz .pprof", value,
+		       names.s);
 	else
-		fprintf_text(stderr, "v8walk: --format is one of %s, not '%s'\n", names.s, value);
+		refuse(why, "--format is one of %s, not '%s'", names.s, value);
 	sb_free(&names);
 	return false;
 }
@@ -219,7 +237,28 @@ const char *options_conflict(const struct options *o)
 	return NULL;
 }
 
-bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
+/* Which action the parsed options ask for. */
+static enum action action_of(const struct options *o)
+{
+	if (o->core)
+		return ACTION_CORE;
+	if (o->version_info)
+		return ACTION_VERSION_INFO;
+	if (o->mode == MODE_DUMP)
+		return ACTION_DUMP;
+	return o->top ? ACTION_TOP : ACTION_PROFILE;
+}
+
+/* The sampler that runs first: eBPF when asked for, or when only it can (several processes,
+ * kernel frames); otherwise ptrace (which, in --mode auto, may hand over to eBPF when refused). */
+static enum sampler_kind sampler_of(const struct options *o)
+{
+	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel)
+		return SAMPLER_BPF;
+	return SAMPLER_PTRACE;
+}
+
+bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
@@ -265,12 +304,12 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	memset(o, 0, sizeof(*o));
+	memset(plan, 0, sizeof(*plan));
+	struct options *o = &plan->o;
 	sigprocmask(SIG_BLOCK, NULL, &o->given_sigmask); /* before v8walk blocks anything */
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;
-	*exit_code = EXIT_USAGE;
 	/* `v8walk top ARGS`: the subcommand is argv[0] of what getopt reads */
 	if (argc > 1 && !strcmp(argv[1], "top")) {
 		o->top = true;
@@ -286,13 +325,10 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			char *end;
 			long v = strtol(optarg, &end, 0);
 			if (*end || v <= 0 || v > 0x7fffffff) {
-				fprintf_text(stderr, "v8walk: --pid needs a process id, not '%s'\n", optarg);
-				return false;
+				return refuse(why, "--pid needs a process id, not '%s'", optarg);
 			}
-			if (o->npids == MAX_PIDS) {
-				fprintf_text(stderr, "v8walk: at most %d --pid options\n", MAX_PIDS);
-				return false;
-			}
+			if (o->npids == MAX_PIDS)
+				return refuse(why, "at most %d --pid options", MAX_PIDS);
 			o->pids[o->npids++] = (pid_t)v;
 			o->pid = o->pids[0];
 			break;
@@ -304,10 +340,8 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				o->sampler = SAMPLER_BPF;
 			else if (strcmp(optarg, "auto") == 0)
 				o->sampler = SAMPLER_AUTO;
-			else {
-				fprintf_text(stderr, "v8walk: --mode is ptrace, bpf or auto, not '%s'\n", optarg);
-				return false;
-			}
+			else
+				return refuse(why, "--mode is ptrace, bpf or auto, not '%s'", optarg);
 			break;
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
@@ -320,7 +354,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 			o->writer = profile_writer_named(optarg);
 			o->format_set = true;
 			if (!o->writer)
-				return unknown_format("--format", optarg);
+				return unknown_format("--format", optarg, why);
 			break;
 		case O_THREAD: o->thread = optarg; break;
 		case O_DUMP: o->mode = MODE_DUMP; break;
@@ -330,37 +364,28 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 				o->output = optarg;
 				break;
 			}
-			if (o->nmore == MAX_MORE_OUTPUTS) {
-				fprintf(stderr, "v8walk: at most %d -o options\n", MAX_MORE_OUTPUTS + 1);
-				return false;
-			}
+			if (o->nmore == MAX_MORE_OUTPUTS)
+				return refuse(why, "at most %d -o options", MAX_MORE_OUTPUTS + 1);
 			o->more_writers[o->nmore] = profile_writer_for_path(optarg);
 			if (!o->more_writers[o->nmore])
-				return unknown_format("-o", optarg);
+				return unknown_format("-o", optarg, why);
 			o->more_outputs[o->nmore++] = optarg;
 			break;
 		case 'r':
-			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000) {
-				fprintf_text(stderr, "v8walk: --rate must be between 1 and 10000 Hz, not '%s'\n",
-					optarg);
-				return false;
-			}
+			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000)
+				return refuse(why, "--rate must be between 1 and 10000 Hz, not '%s'", optarg);
 			break;
 		case 'd':
-			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0) {
-				fprintf_text(stderr, "v8walk: --duration needs a positive number of seconds, not '%s'\n",
-					optarg);
-				return false;
-			}
+			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0)
+				return refuse(why, "--duration needs a positive number of seconds, not '%s'",
+					      optarg);
 			break;
 		case O_PERIOD:
 		case O_INTERVAL: {
 			double *v = c == O_PERIOD ? &o->period_s : &o->interval_s;
-			if (!parse_double(optarg, v) || *v < 0.05 || *v > 1e7) {
-				fprintf(stderr, "v8walk: %s needs a number of seconds (at least 0.05), not '%s'\n",
-					c == O_PERIOD ? "--period" : "--interval", optarg);
-				return false;
-			}
+			if (!parse_double(optarg, v) || *v < 0.05 || *v > 1e7)
+				return refuse(why, "%s needs a number of seconds (at least 0.05), not '%s'",
+					      c == O_PERIOD ? "--period" : "--interval", optarg);
 			break;
 		}
 		case O_TOP: o->top = true; break;
@@ -370,7 +395,7 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case XO_SPOOL:
 		case XO_SPOOL_MAX_MB:
 		case XO_CREATE_SCHEMA:
-			if (!export_option(c, optarg, &o->export))
+			if (!export_option(c, optarg, &o->export, why))
 				return false;
 			break;
 		case O_IDLE: o->idle = true; break;
@@ -380,68 +405,55 @@ bool parse_options(int argc, char **argv, struct options *o, int *exit_code)
 		case O_V8SELF: o->v8_self = true; break;
 		case O_NOSOURCEMAPS: o->no_source_maps = true; break;
 		case O_MINPCT:
-			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100) {
-				fprintf_text(stderr, "v8walk: --min-percent needs a number from 0 to 100\n");
-				return false;
-			}
+			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100)
+				return refuse(why, "--min-percent needs a number from 0 to 100, not '%s'", optarg);
 			break;
 		case O_VINFO: o->version_info = true; break;
 		case O_FORCE:
-			if (!v8_version_parse(optarg, &o->force_version)) {
-				fprintf_text(stderr, "v8walk: --force-v8-version needs a version like 12.4, not '%s'\n",
-					optarg);
-				return false;
-			}
+			if (!v8_version_parse(optarg, &o->force_version))
+				return refuse(why, "--force-v8-version needs a version like 12.4, not '%s'", optarg);
 			o->have_force_version = true;
 			break;
 		case O_STACKKB: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (*end || v < 4 || v > 8192) {
-				fprintf_text(stderr, "v8walk: --stack-kb must be between 4 and 8192\n");
-				return false;
-			}
+			if (*end || v < 4 || v > 8192)
+				return refuse(why, "--stack-kb must be between 4 and 8192, not '%s'", optarg);
 			o->stack_kb = (unsigned)v;
 			o->stack_kb_set = true;
 			break;
 		}
 		case 'q': o->quiet = true; break;
-		case 'h': usage(stdout); *exit_code = EXIT_OK; return false;
-		case 'V': printf("v8walk %s\n", V8WALK_VERSION); *exit_code = EXIT_OK; return false;
+		/* --help and --version win over anything else on the line, as getopt meets them */
+		case 'h': plan->action = ACTION_HELP; return true;
+		case 'V': plan->action = ACTION_VERSION; return true;
 		case ':':
-			fprintf_text(stderr, "v8walk: %s needs a value\n", argv[optind - 1]);
-			return false;
+			return refuse(why, "%s needs a value", argv[optind - 1]);
 		default:
-			fprintf_text(stderr, "v8walk: unknown option '%s' (see v8walk --help)\n", argv[optind - 1]);
-			return false;
+			return refuse(why, "unknown option '%s' (see v8walk --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0) {
-			fprintf_text(stderr,
-				"v8walk: unexpected argument '%s' (to start a program: v8walk [options] -- "
-				"PROGRAM ARGS...)\n",
-				argv[optind]);
-			return false;
-		}
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return refuse(why, "unexpected argument '%s' (to start a program: v8walk [options] "
+				      "-- PROGRAM ARGS...)", argv[optind]);
 		o->command = &argv[optind];
 	} else if (optind > 0 && strcmp(argv[optind - 1], "--") == 0) {
-		fprintf_text(stderr, "v8walk: which program? `--` must be followed by the program to start\n");
-		return false;
+		return refuse(why, "which program? `--` must be followed by the program to start");
 	}
 	if (!o->writer && o->output && o->mode == MODE_RECORD && !o->core && !o->version_info) {
 		o->writer = profile_writer_for_path(o->output);
 		if (!o->writer)
-			return unknown_format("-o", o->output);
+			return unknown_format("-o", o->output, why);
 	}
 	if (!o->writer)
 		o->writer = profile_writer_named("tree");
 	const char *conflict = options_conflict(o);
-	if (conflict) {
-		fprintf_text(stderr, "v8walk: %s\n", conflict);
-		return false;
-	}
+	if (conflict)
+		return refuse(why, "%s", conflict);
 	if (o->core)
 		o->mode = MODE_CORE;
+	plan->action = action_of(o);
+	plan->sampler = sampler_of(o);
 	return true;
 }

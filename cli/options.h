@@ -4,9 +4,11 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "../profile/writers.h"
+#include "../util/strbuf.h"
 #include "export_options.h"
 #include "../v8/version.h"
 
@@ -69,8 +71,31 @@ struct options {
  * before --core sets MODE_CORE) is a valid combination, or the one-line reason it is not. */
 const char *options_conflict(const struct options *o);
 
-/* Parse argv; on error prints a message and returns false with *exit_code set (EXIT_USAGE, or
- * EXIT_OK after --help and --version). */
-bool parse_options(int argc, char **argv, struct options *o, int *exit_code);
+/* What the command line asks v8walk to do. */
+enum action {
+	ACTION_PROFILE,      /* sample, then write the profile (-o, --period, --export) */
+	ACTION_TOP,          /* sample and show the live view */
+	ACTION_DUMP,         /* every thread's stack of a running process, once */
+	ACTION_CORE,         /* every thread's stack in a core file (or --version-info for it) */
+	ACTION_VERSION_INFO, /* what v8walk detects in a running process */
+	ACTION_HELP,         /* print_usage on stdout */
+	ACTION_VERSION,      /* v8walk's version on stdout */
+};
+
+/* The command line resolved: the action, the sampler that runs first, the writer (o.writer) and
+ * every option as given. */
+struct plan {
+	enum action action;
+	/* ACTION_PROFILE and ACTION_TOP: SAMPLER_PTRACE or SAMPLER_BPF; with o.sampler ==
+	 * SAMPLER_AUTO, a ptrace attach that is refused hands over to eBPF */
+	enum sampler_kind sampler;
+	struct options o;
+};
+
+/* Parse argv into *plan: true, or false with the one-line reason (escaped text, without the
+ * "v8walk: " prefix) in *why — the caller prints it and exits EXIT_USAGE. Prints nothing. */
+bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why);
+/* The --help text. */
+void print_usage(FILE *f);
 
 #endif

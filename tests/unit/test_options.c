@@ -2,6 +2,7 @@
  * refuses (options_conflict), and that parse_options applies them. */
 #include <criterion/criterion.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../cli/exit_codes.h"
@@ -84,19 +85,124 @@ Test(options, each_combination_accepted_or_refused_with_its_rule)
 	}
 }
 
-/* parse_options applies the same rules, and --core selects the core mode */
-Test(options, parse_options_applies_them)
+/* Parse a command line given as one string of space-separated words; false with *why set. */
+static bool parse_line(const char *line, struct plan *p, struct strbuf *why)
 {
-	char a0[] = "v8walk", a1[] = "--core", a2[] = "core", a3[] = "--json", a4[] = "--raw";
-	char *ok[] = {a0, a1, a2, a3, NULL};
-	struct options o;
-	int code = -1;
+	static char buf[512];
+	static char *argv[32];
+	snprintf(buf, sizeof(buf), "v8walk %s", line);
+	int argc = 0;
+	for (char *w = strtok(buf, " "); w && argc < 31; w = strtok(NULL, " "))
+		argv[argc++] = w;
+	argv[argc] = NULL;
 	optind = 0;
-	cr_assert(parse_options(4, ok, &o, &code));
-	cr_assert_eq(o.mode, MODE_CORE);
-	cr_assert(o.json);
-	char *bad[] = {a0, a1, a2, a4, NULL};
+	sb_reset(why);
+	return parse_options(argc, argv, p, why);
+}
+
+/* A command line and what it resolves to: the action and sampler, or the start of the refusal. */
+struct resolution {
+	const char *line;
+	enum action action;
+	enum sampler_kind sampler;
+	const char *refusal;
+};
+
+static const struct resolution resolutions[] = {
+    {"--pid 42", ACTION_PROFILE, SAMPLER_PTRACE, NULL},
+    {"--pid 42 --mode bpf", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--pid 42 --pid 43", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--pid 42 --kernel", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--all-node --period 60 --export clickhouse://h/db", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"-- node app.js", ACTION_PROFILE, SAMPLER_PTRACE, NULL},
+    {"top --pid 42", ACTION_TOP, SAMPLER_PTRACE, NULL},
+    {"--top --pid 42 --mode bpf", ACTION_TOP, SAMPLER_BPF, NULL},
+    {"--pid 42 --dump", ACTION_DUMP, SAMPLER_PTRACE, NULL},
+    {"--core core --json", ACTION_CORE, SAMPLER_PTRACE, NULL},
+    {"--core core --version-info", ACTION_CORE, SAMPLER_PTRACE, NULL},
+    {"--pid 42 --version-info", ACTION_VERSION_INFO, SAMPLER_PTRACE, NULL},
+    {"-h", ACTION_HELP, SAMPLER_AUTO, NULL},
+    {"--pid 42 --help", ACTION_HELP, SAMPLER_AUTO, NULL},
+    {"-V", ACTION_VERSION, SAMPLER_AUTO, NULL},
+    /* values */
+    {"--pid abc", 0, 0, "--pid needs a process id, not 'abc'"},
+    {"--pid 0", 0, 0, "--pid needs a process id, not '0'"},
+    {"--pid 42 --mode fast", 0, 0, "--mode is ptrace, bpf or auto, not 'fast'"},
+    {"--pid 42 --format png", 0, 0, "--format is one of"},
+    {"--pid 42 -o prof.png", 0, 0, "which format for prof.png?"},
+    {"--pid 42 --rate 0", 0, 0, "--rate must be between 1 and 10000 Hz, not '0'"},
+    {"--pid 42 --duration -1", 0, 0, "--duration needs a positive number of seconds"},
+    {"--pid 42 --period 0.01 -o p-%n.folded", 0, 0, "--period needs a number of seconds (at least 0.05)"},
+    {"--pid 42 --min-percent 101", 0, 0, "--min-percent needs a number from 0 to 100, not '101'"},
+    {"--pid 42 --force-v8-version x", 0, 0, "--force-v8-version needs a version like 12.4"},
+    {"--pid 42 --stack-kb 2", 0, 0, "--stack-kb must be between 4 and 8192, not '2'"},
+    {"--pid 42 --rate", 0, 0, "--rate needs a value"},
+    {"--pid 42 --frobnicate", 0, 0, "unknown option '--frobnicate'"},
+    {"--pid 42 extra", 0, 0, "unexpected argument 'extra'"},
+    {"--pid 42 --", 0, 0, "which program?"},
+    {"--pid 42 --export mysql://h/db", 0, 0, "--export mysql://h/db: the address must start with"},
+    {"--pid 42 --export clickhouse://h/db --label =x", 0, 0, "--label needs KEY=VALUE"},
+    {"--pid 42 --export clickhouse://h/db --label host=a", 0, 0, "--label host: v8walk fills that column"},
+    {"--pid 42 --export clickhouse://h/db --spool-max-mb 0", 0, 0, "--spool-max-mb needs a size in MiB"},
+    /* combinations (options_conflict, through parse_options) */
+    {"--core core --raw", 0, 0, "--text and --raw (--format) shape a sampled profile"},
+    {"--pid 42 --mode ptrace --kernel", 0, 0, "--kernel needs eBPF sampling"},
+    {"--pid 42 --label env=prod", 0, 0, "--label, --export-credentials, --spool"},
+};
+
+Test(options, each_command_line_resolves_to_its_plan_or_its_one_reason)
+{
+	struct strbuf why;
+	sb_init(&why);
+	for (size_t i = 0; i < sizeof(resolutions) / sizeof(resolutions[0]); i++) {
+		const struct resolution *r = &resolutions[i];
+		struct plan p;
+		bool ok = parse_line(r->line, &p, &why);
+		if (r->refusal) {
+			cr_expect_not(ok, "'%s': accepted, expected '%s…'", r->line, r->refusal);
+			cr_expect(strncmp(why.s, r->refusal, strlen(r->refusal)) == 0,
+				  "'%s': refused with '%s', expected '%s…'", r->line, why.s, r->refusal);
+			cr_expect_null(strchr(why.s, '\n'), "'%s': one line, got '%s'", r->line, why.s);
+			continue;
+		}
+		cr_expect(ok, "'%s': refused: %s", r->line, why.s);
+		if (!ok)
+			continue;
+		cr_expect_eq(p.action, r->action, "'%s': action %d, expected %d", r->line, p.action, r->action);
+		if (r->action == ACTION_PROFILE || r->action == ACTION_TOP)
+			cr_expect_eq(p.sampler, r->sampler, "'%s': sampler %d, expected %d", r->line, p.sampler,
+				     r->sampler);
+	}
+	sb_free(&why);
+}
+
+/* The writer: --format, else -o's extension, else the tree; more -o files keep their own. */
+Test(options, the_writer_comes_from_format_then_the_extension)
+{
+	struct strbuf why;
+	sb_init(&why);
+	struct plan p;
+	cr_assert(parse_line("--pid 42", &p, &why));
+	cr_expect_str_eq(p.o.writer->name, "tree");
+	cr_assert(parse_line("--pid 42 -o prof.pb.gz -o prof.svg", &p, &why));
+	cr_expect_str_eq(p.o.writer->name, "pprof");
+	cr_assert_eq(p.o.nmore, 1);
+	cr_expect_str_eq(p.o.more_writers[0]->name, "svg");
+	cr_assert(parse_line("--pid 42 --raw -o prof.svg", &p, &why));
+	cr_expect_str_eq(p.o.writer->name, "folded");
+	sb_free(&why);
+}
+
+/* What the user typed is quoted escaped: a control byte cannot reach the terminal. */
+Test(options, a_refusal_quotes_the_argument_escaped)
+{
+	char a0[] = "v8walk", a1[] = "--pid", a2[] = "4\x1b[2J";
+	char *argv[] = {a0, a1, a2, NULL};
+	struct plan p;
+	struct strbuf why;
+	sb_init(&why);
 	optind = 0;
-	cr_assert_not(parse_options(4, bad, &o, &code));
-	cr_assert_eq(code, EXIT_USAGE);
+	cr_assert_not(parse_options(3, argv, &p, &why));
+	cr_expect_str_eq(why.s, "--pid needs a process id, not '4\\x1b[2J'");
+	sb_free(&why);
 }
