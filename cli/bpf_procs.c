@@ -12,6 +12,8 @@ void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct t
 	memset(ps, 0, sizeof(*ps));
 	ps->strings = strings;
 	ps->to = *to;
+	image_share_init(&ps->images);
+	ps->to.images = &ps->images;
 	u64map_init(&ps->by_pid, 0);
 }
 
@@ -39,6 +41,7 @@ void bpf_procs_free(struct bpf_procs *ps)
 		free(ps->v[i]);
 	}
 	free(ps->v);
+	image_share_free(&ps->images);
 	u64map_free(&ps->by_pid);
 	memset(ps, 0, sizeof(*ps));
 }

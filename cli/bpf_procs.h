@@ -50,6 +50,7 @@ struct bpf_procs {
 	struct u64map by_pid; /* pid → index + 1 */
 	struct intern *strings;
 	struct target_opts to;
+	struct image_share images; /* one node binary's ELF image for all its processes */
 };
 
 void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct target_opts *to);

@@ -19,6 +19,8 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts
 	char root[64];
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	addrspace_init(&t->as, pid, root);
+	if (to->images)
+		addrspace_share_images(&t->as, to->images);
 	int err = addrspace_load_proc(&t->as);
 	if (err) {
 		diagnose_access(pid, -err, msg);

@@ -25,6 +25,7 @@ struct target_opts {
 	bool v8_self;                           /* --v8-self (walker/stackwalk.h) */
 	bool no_source_maps;                    /* --no-source-maps */
 	bool quiet;                             /* -q: no summary lines */
+	struct image_share *images;             /* ELF images shared between targets, or NULL */
 };
 
 /* Returns false with a one-line reason in *msg (the target is not touched on failure). */

@@ -23,7 +23,10 @@ void addrspace_init(struct addrspace *as, pid_t pid, const char *root)
 static void free_mods(struct addrspace *as)
 {
 	for (size_t i = 0; i < as->nmods; i++) {
-		elf_image_close(as->mods[i].img);
+		if (as->share)
+			image_share_release(as->share, as->mods[i].img);
+		else
+			elf_image_close(as->mods[i].img);
 		free(as->mods[i].path);
 	}
 	free(as->mods);
@@ -42,6 +45,11 @@ void addrspace_free(struct addrspace *as)
 		free(as->subst[i]);
 	free(as->subst);
 	memset(as, 0, sizeof(*as));
+}
+
+void addrspace_share_images(struct addrspace *as, struct image_share *share)
+{
+	as->share = share;
 }
 
 static bool is_file_path(const char *p)
@@ -198,10 +206,18 @@ struct elf_image *addrspace_image(struct addrspace *as, struct module *mod)
 	for (size_t i = 0; i < as->nsubst; i++)
 		if (strcmp(as->subst[2 * i], mod->path) == 0)
 			local = as->subst[2 * i + 1];
-	if (local)
+	size_t idx = 0;
+	const struct mapping *m = addrspace_next_mapping(as, mod, &idx);
+	uint64_t dev = m ? m->dev : 0;
+	if (local) {
 		mod->img = elf_image_open(local, &err);
-	else
+	} else if (as->share && (mod->img = image_share_get(as->share, dev, mod->inode)) != NULL) {
+		/* the same file another sampled process maps, already open */
+	} else {
 		mod->img = open_live(as, mod, &err);
+		if (mod->img && as->share && dev)
+			image_share_add(as->share, dev, mod->inode, mod->img);
+	}
 	mod->open_err = err;
 	if (mod->img)
 		compute_bias(as, mod);

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "elf_image.h"
+#include "image_share.h"
 #include "maps.h"
 
 struct module {
@@ -33,12 +34,16 @@ struct addrspace {
 	char **subst;       /* pairs: target path, local file to open instead (e.g. --exe) */
 	size_t nsubst;
 	unsigned long generation; /* incremented whenever the mappings are re-indexed */
+	struct image_share *share; /* images shared with other address spaces (NULL: its own) */
 };
 
 void addrspace_init(struct addrspace *as, pid_t pid, const char *root);
 void addrspace_free(struct addrspace *as);
 /* (Re)load the mappings of a live process; returns 0 or -errno. */
 int addrspace_load_proc(struct addrspace *as);
+/* Take ELF images of live files from `share` (and put those it opens there) instead of opening
+ * them for this process alone; call before the first lookup. */
+void addrspace_share_images(struct addrspace *as, struct image_share *share);
 /* Open `local` whenever the target maps `target_path` (e.g. `--exe` for a core). */
 void addrspace_substitute(struct addrspace *as, const char *target_path, const char *local);
 /* Rebuild the module table after as->maps changed (used by the core-file loader too). */

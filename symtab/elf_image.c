@@ -396,27 +396,47 @@ struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)
 	return img->cfi;
 }
 
-const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size)
+/* The header of the section named `name` (not NOBITS, inside the file); NULL when absent. */
+static Elf_Scn *section_named(const struct elf_image *img, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(img->elf, &shstrndx) != 0)
 		return NULL;
 	Elf_Scn *scn = NULL;
 	while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, sh) || sh->sh_type == SHT_NOBITS)
 			continue;
-		const char *n = elf_strptr(img->elf, shstrndx, sh.sh_name);
+		const char *n = elf_strptr(img->elf, shstrndx, sh->sh_name);
 		if (!n || strcmp(n, name) != 0)
 			continue;
-		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
+		if (sh->sh_offset > img->size || sh->sh_size > img->size - sh->sh_offset)
 			return NULL;
-		/* libelf's own copy (read with pread; kept until the image is closed) */
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size != sh.sh_size)
-			return NULL;
-		*size = d->d_size;
-		return d->d_buf;
+		return scn;
 	}
 	return NULL;
+}
+
+bool elf_image_section_range(const struct elf_image *img, const char *name, uint64_t *offset,
+			     size_t *size)
+{
+	GElf_Shdr sh;
+	if (!section_named(img, name, &sh))
+		return false;
+	*offset = sh.sh_offset;
+	*size = sh.sh_size;
+	return true;
+}
+
+const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(img, name, &sh);
+	if (!scn)
+		return NULL;
+	/* libelf's own copy (read with pread; kept until the image is closed) */
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size != sh.sh_size)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
 }

@@ -79,6 +79,10 @@ bool elf_image_find_sym(const struct elf_image *img, const char *name, uint64_t 
 /* The bytes of a section in the file (NULL when absent, NOBITS, or no longer readable), read once
  * and kept until the image is closed. */
 const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size);
+/* Where a section lies in the file (offset and size, inside the file; not NOBITS), without
+ * reading it: for large sections read a piece at a time (elf_image_read_file). */
+bool elf_image_section_range(const struct elf_image *img, const char *name, uint64_t *offset,
+			     size_t *size);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
 /* Hex form of a build-id; buf needs 2*len+1 bytes. */

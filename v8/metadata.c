@@ -67,33 +67,51 @@ static void sort_dedup(struct v8_metadata *md)
 	md->n = w;
 }
 
-/* The official builds embed "node-vX.Y.Z-headers" (process.release.headersUrl) in .rodata. */
-static void find_node_version(const struct elf_image *img, char *out, size_t cap)
+/* "node-vX.Y.Z-headers" in buf[0..size): the version into out (cap bytes); false when absent. */
+static bool scan_node_version(const uint8_t *buf, size_t size, char *out, size_t cap)
 {
 	static const char pat[] = "node-v", tail[] = "-headers";
 	const size_t pl = sizeof(pat) - 1, tl = sizeof(tail) - 1;
-	out[0] = 0;
-	size_t size = 0;
-	const uint8_t *ro = elf_image_section(img, ".rodata", &size);
-	if (!ro)
-		return;
 	for (size_t i = 0; i + pl < size; i++) {
-		const uint8_t *hit = memchr(ro + i, 'n', size - i);
+		const uint8_t *hit = memchr(buf + i, 'n', size - i);
 		if (!hit)
-			return;
-		i = (size_t)(hit - ro);
+			return false;
+		i = (size_t)(hit - buf);
 		if (size - i < pl || memcmp(hit, pat, pl) != 0)
 			continue;
 		size_t at = i + pl, n = 0;
 		while (at + n < size && n < cap - 1 &&
-		       ((ro[at + n] >= '0' && ro[at + n] <= '9') || ro[at + n] == '.'))
+		       ((buf[at + n] >= '0' && buf[at + n] <= '9') || buf[at + n] == '.'))
 			n++;
-		if (n >= 5 && at + n + tl <= size && memcmp(ro + at + n, tail, tl) == 0) {
-			memcpy(out, ro + at, n);
+		if (n >= 5 && at + n + tl <= size && memcmp(buf + at + n, tail, tl) == 0) {
+			memcpy(out, buf + at, n);
 			out[n] = 0;
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+/* The official builds embed "node-vX.Y.Z-headers" (process.release.headersUrl) in .rodata. It is
+ * read from the file a chunk at a time (node's .rodata is ~47 MB: kept whole, it was most of
+ * v8walk's memory for each process it samples); chunks overlap by more than the longest match. */
+static void find_node_version(const struct elf_image *img, char *out, size_t cap)
+{
+	enum { CHUNK = 1 << 20, OVERLAP = 64 };
+	out[0] = 0;
+	uint64_t off;
+	size_t size;
+	if (!elf_image_section_range(img, ".rodata", &off, &size))
+		return;
+	uint8_t *buf = xmalloc(CHUNK);
+	for (size_t done = 0; done < size;) {
+		size_t want = size - done < CHUNK ? size - done : CHUNK;
+		size_t got = elf_image_read_file(img, off + done, buf, want);
+		if (!got || scan_node_version(buf, got, out, cap) || got < want)
+			break;
+		done += got > OVERLAP && done + got < size ? got - OVERLAP : got;
+	}
+	free(buf);
 }
 
 bool v8md_load(struct v8_metadata *md, const struct elf_image *img, const char **why)
