@@ -7,7 +7,9 @@
 // dropped and counted, the exit status says so, and the next agent drains what was kept. TLS with
 // a private CA (V8WALK_CLICKHOUSE_CA), refused without it. Two
 // shards behind Distributed tables: report returns the union. Bad URLs, refused connections,
-// wrong credentials and a table of another shape: one clear line each, a non-zero exit.
+// wrong credentials and a table of another shape: one clear line each, a non-zero exit. A server
+// down when the agent starts: one line, the periods spooled, the tables checked and created and
+// the spool drained once it answers.
 // Runs once per matrix run: in the ptrace pass on the first node (the exporter does not depend on
 // the node line; the several-process test picks eBPF itself).
 'use strict';
@@ -179,6 +181,39 @@ chTest('ClickHouse killed for two periods and restarted: the periods wait in the
   assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
 });
 
+chTest('ClickHouse down when the agent starts: one line, the periods spooled, then checked, created and drained once it answers', async (t) => {
+  const s = await ch.createServer(tmp, 'late'); // not started yet
+  servers.push(s);
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'late' } });
+  t.after(() => fx.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'late-'));
+  const spool = path.join(dir, 'spool');
+  const url = s.url('default.late');
+  const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '10', '--export', url,
+    '--create-schema', '--spool', spool, '-o', path.join(dir, 'p-%n.folded')]);
+  let stderr = '';
+  run.child.stderr.on('data', (d) => { stderr += d; });
+  await h.waitFor(() => (stderr.match(/: spooled \(/g) || []).length >= 2, 20000);
+  assert.match(stderr.split('\n')[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled to .*spool until it answers$/i,
+    'the first line says the server is unreachable and the agent goes on');
+  assert.ok(spooled(spool).length >= 2, 'periods wait in the spool');
+  await s.start();
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, /ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ answers and its tables are v8walk's; sending the spool/);
+  const st = summary(r.stderr);
+  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
+  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
+  assert.strictEqual(st.dropped, 0);
+  assert.strictEqual(st.pending, 0);
+  assert.strictEqual(st.sent, st.periods);
+  assert.deepStrictEqual(spooled(spool), [], 'the spool is empty');
+  const own = foldedByPid(periodFiles(dir)).get(fx.pid);
+  const got = reportStacks((await report(url, ['service=late'])).stdout);
+  assert.ok(total(got) > 0, 'samples arrived');
+  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived, the tables created late');
+});
+
 chTest('a spool over its limit drops the oldest periods, counts them, and the next agent drains the rest', async (t) => {
   const s = await singleServer();
   const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'limited' } });
@@ -294,7 +329,6 @@ chTest('bad URLs, refused connections, wrong credentials, a table of another sha
     ['a bad scheme', () => agent('mysql://127.0.0.1/db'), 2, /--export mysql:\/\/127\.0\.0\.1\/db: the address must start with clickhouse:\/\//],
     ['credentials in the URL', () => agent(`clickhouse://u:p@127.0.0.1:${s.ports.http}/default`), 2, /holds credentials, which `ps` would show/],
     ['a bad port', () => agent('clickhouse://127.0.0.1:99999/default'), 2, /the port must be a number from 1 to 65535/],
-    ['a refused connection', () => agent(`clickhouse://127.0.0.1:${refused}/default`), 1, /cannot reach ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ \(.*(refused|connect)/i],
     ['wrong credentials', () => agent(s.url('default'), { V8WALK_CLICKHOUSE_USER: 'agent', V8WALK_CLICKHOUSE_PASSWORD: 'wrong' }), 1, /refused the credentials.*Wrong password/],
     ['a table of another shape', () => agent(s.url('other')), 1, /table other\.v8walk_samples is not v8walk's: it has no column `host String`/],
     ['no table', () => agent(s.url('other.absent')), 1, /there is no table other\.absent_stacks/],
@@ -310,6 +344,14 @@ chTest('bad URLs, refused connections, wrong credentials, a table of another sha
     assert.strictEqual(lines.length, 1, `${name}: one line, not:\n${r.stderr}`);
     assert.match(lines[0], re, name);
   }
+  // a refused connection is not fatal to the agent: one line, its period spooled, exit 4 (waiting)
+  const down = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1', '--export', `clickhouse://127.0.0.1:${refused}/default`,
+    '--spool', path.join(tmp, 'refused-spool')]);
+  assert.strictEqual(down.code, 4, down.stderr);
+  const downLines = down.stderr.trim().split('\n');
+  assert.match(downLines[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled/i);
+  assert.strictEqual(downLines.filter((l) => /export|ClickHouse/.test(l)).length, 2, `that line and the summary:\n${down.stderr}`);
+  assert.strictEqual(summary(down.stderr).pending, 1);
   // right credentials from a file work (and the agent user exists: the wrong password was the fault)
   const cred = path.join(tmp, 'cred');
   fs.writeFileSync(cred, `agent:${ch.AGENT_PASSWORD}\n`, { mode: 0o600 });
