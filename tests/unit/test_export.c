@@ -424,6 +424,85 @@ Test(export, weighted_add_equals_single_adds)
 	intern_free(&strings);
 }
 
+/* Elements of the JSON array after `"key":[` in text (numbers, no nesting), and their sum. */
+static size_t json_numbers(const char *text, const char *key, double *sum)
+{
+	char want[64];
+	snprintf(want, sizeof(want), "\"%s\":[", key);
+	const char *at = strstr(text, want);
+	cr_assert(at, "%s in %s", key, text);
+	at += strlen(want);
+	size_t n = 0;
+	*sum = 0;
+	while (*at != ']') {
+		char *end;
+		*sum += strtod(at, &end);
+		cr_assert(end != at, "a number in %s at %.20s", key, at);
+		n++;
+		at = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static char *written(const struct profile *p, profile_write_fn write)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(write(p, &(struct write_opts){0}, f), 0);
+	fclose(f);
+	return text;
+}
+
+/* report's profile keeps weighted stacks, no record per sample: the same flame graph, pprof and
+ * tree as a timed one; speedscope weighs one sample per stack; a cpuprofile lists every
+ * sample, a period apart */
+Test(export, untimed_profile_keeps_counts_not_samples)
+{
+	struct intern strings;
+	intern_init(&strings);
+	intern_str(&strings, "");
+	struct profile timed, untimed;
+	profile_init(&timed, &strings, LINES_CURRENT);
+	profile_init(&untimed, &strings, LINES_CURRENT);
+	profile_untimed(&untimed);
+	struct frame f[2];
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
+	frame_parse(&strings, "main (/a.js:9)_[j]", 18, &f[1]);
+	struct sample s = {.process_name = intern_str(&strings, "svc"), .thread_role = intern_str(&strings, "all"),
+			   .frames = f, .n = 2};
+	struct sample outer = s;
+	outer.frames = &f[1];
+	outer.n = 1;
+	for (struct profile *p = &timed; p; p = p == &timed ? &untimed : NULL) {
+		profile_add_weighted(p, &s, 5);
+		profile_add_weighted(p, &outer, 3);
+	}
+	cr_assert_eq(untimed.samples, 8);
+	cr_assert_eq(untimed.nrecs, 0, "no record per sample");
+	cr_assert_eq(timed.nrecs, 8);
+	profile_write_fn same[] = {write_folded, write_tree, write_svg, write_pprof};
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char *a = written(&timed, same[i]), *b = written(&untimed, same[i]);
+		cr_assert_str_eq(a, b, "writer %zu", i);
+		free(a);
+		free(b);
+	}
+	double sum;
+	char *ss = written(&untimed, write_speedscope);
+	cr_assert_eq(json_numbers(ss, "weights", &sum), 2, "one sample per stack: %s", ss);
+	cr_assert_float_eq(sum, 8 * 10000.0, 1e-6, "%s", ss);
+	free(ss);
+	char *cp = written(&untimed, write_cpuprofile);
+	cr_assert_eq(json_numbers(cp, "samples", &sum), 8, "%s", cp);
+	cr_assert_eq(json_numbers(cp, "timeDeltas", &sum), 8, "%s", cp);
+	cr_assert_float_eq(sum, 8 * 10000.0, 1e-6, "%s", cp);
+	free(cp);
+	profile_free(&timed);
+	profile_free(&untimed);
+	intern_free(&strings);
+}
+
 /* report's stacks answer: counted stacks added with their counts, one the answer lacks shown as
  * "not stored", an answer naming a stack not asked for refused. */
 Test(export, report_add_stacks)
