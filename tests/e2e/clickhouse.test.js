@@ -6,7 +6,8 @@
 // periods and restarted: nothing lost, the spool drained. A spool over its limit: the oldest
 // dropped and counted, the exit status says so, and the next agent drains what was kept. TLS with
 // a private CA (V8WALK_CLICKHOUSE_CA), refused without it. Two
-// shards behind Distributed tables: report returns the union. Bad URLs, refused connections,
+// shards behind Distributed tables: report returns the union, and an agent inserting through them
+// reaches both shards (stacks by stack_hash, samples by their host). Bad URLs, refused connections,
 // wrong credentials and a table of another shape: one clear line each, a non-zero exit. A server
 // down when the agent starts: one line, the periods spooled, the tables checked and created and
 // the spool drained once it answers.
@@ -43,6 +44,12 @@ function singleServer() {
     return s;
   })();
   return single;
+}
+
+// poll an async condition (rows forwarded by a Distributed table arrive in the background)
+async function until(cond, timeoutMs) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await h.sleep(100)) if (await cond()) return true;
+  return cond();
 }
 
 // -o folded files of a run → Map(pid → Map(stack without the process and thread levels → count))
@@ -258,7 +265,7 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   assert.deepStrictEqual(sorted(got), sorted(expect), 'everything but the dropped periods arrived');
 });
 
-chTest('two shards behind Distributed tables: report returns the union', async (t) => {
+chTest('two shards behind Distributed tables: report returns the union; one agent inserts through them', async (t) => {
   const a = await ch.createServer(tmp, 'shard1');
   const b = await ch.createServer(tmp, 'shard2');
   servers.push(a, b);
@@ -292,6 +299,42 @@ chTest('two shards behind Distributed tables: report returns the union', async (
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=alpha'])).stdout)), sorted(own[0]));
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=beta'])).stdout)), sorted(own[1]), 'the other shard\'s rows');
   assert.deepStrictEqual(sorted(reportStacks((await report(url, [])).stdout)), sorted(merge(own[0], own[1])), 'the union');
+
+  // one agent inserting through the Distributed tables: stacks land on both shards (sharded by
+  // stack_hash), its samples on the shard its host hashes to (cityHash64(host)), and report
+  // through the Distributed tables equals its own folded output
+  // (tables of their own: the stacks above went to both shards' local tables)
+  const dist = await runPlain(['schema', '--cluster', 'two', '--database', 'fleet', '--table', 'dist']);
+  assert.strictEqual(dist.code, 0, dist.stderr);
+  for (const s of [a, b])
+    for (const q of dist.stdout.replace(/^--.*$/mg, '').split(';').map((x) => x.trim()).filter(Boolean)) await s.query(q.replace(' ON CLUSTER two', ''));
+  const distUrl = a.url('fleet.dist');
+  const fc = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'gamma' } });
+  t.after(() => fc.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'sd-'));
+  const r = await h.runV8walk(['--pid', String(fc.pid), '--period', '1', '--duration', '3', '--export', distUrl,
+    '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'p-%n.folded')]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const st = summary(r.stderr);
+  assert.ok(st.sent === st.periods && st.periods >= 3, r.stderr);
+  const mine = foldedByPid(periodFiles(dir)).get(fc.pid);
+  const localSamples = (s) => s.query("SELECT count(), sum(count) FROM fleet.dist_local_samples WHERE service = 'gamma' FORMAT TSV")
+    .then((x) => x.trim().split('\t').map(Number));
+  // the server that took the inserts forwards them in the background
+  await until(async () => (await localSamples(a))[1] + (await localSamples(b))[1] === total(mine), 20000);
+  const host = os.hostname().replace(/[\\']/g, '');
+  const shard = Number((await a.query(`SELECT cityHash64('${host}') % 2`)).trim());
+  const [onA, onB] = [await localSamples(a), await localSamples(b)];
+  assert.deepStrictEqual([onA[1], onB[1]], shard === 0 ? [total(mine), 0] : [0, total(mine)], `the host's samples on shard ${shard + 1}`);
+  const ownStacks = new Set(Object.keys(sorted(mine)));
+  const storedStacks = async () => Number((await a.query('SELECT uniqExact(stack_hash) FROM fleet.dist_stacks')).trim());
+  await until(async () => (await storedStacks()) >= ownStacks.size, 20000);
+  const hashes = async (s) => (await s.query('SELECT stack_hash FROM fleet.dist_local_stacks')).trim().split('\n').filter(Boolean);
+  const [stacksA, stacksB] = [await hashes(a), await hashes(b)];
+  assert.ok(stacksA.length > 0 && stacksB.length > 0, `stacks rows on both shards (${stacksA.length}, ${stacksB.length})`);
+  assert.deepStrictEqual(stacksA.filter((x) => stacksB.includes(x)), [], 'each stack on one shard');
+  assert.deepStrictEqual(sorted(reportStacks((await report(distUrl, ['service=gamma'])).stdout)), sorted(mine),
+    'report through the Distributed tables equals the agent\'s folded output');
 });
 
 chTest('https:// and clickhouses:// with the server\'s CA from V8WALK_CLICKHOUSE_CA; without it, one line', async (t) => {
