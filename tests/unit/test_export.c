@@ -18,6 +18,7 @@
 #include "../../export/frame_parse.h"
 #include "../../export/gzip_buf.h"
 #include "../../export/hash_index.h"
+#include "../../export/period_rows.h"
 #include "../../export/rowbinary.h"
 #include "../../export/service_name.h"
 #include "../../export/spool.h"
@@ -234,6 +235,65 @@ Test(export, frame_text_round_trip)
 	round_trip("v8::internal::(anonymous namespace)::Invoke", FK_NATIVE);
 	round_trip("do_syscall_64_[k]", FK_KERNEL);
 	round_trip("_[j]", FK_JS);
+}
+
+/* a period's stacks rows keep the kinds folded text does not say (a builtin, a V8 frame type):
+ * read back as report reads them, a builtin is a builtin again, the folded text and the hash are
+ * those of the agent's own folded output */
+Test(export, stacks_rows_keep_frame_kinds)
+{
+	struct intern strings;
+	intern_init(&strings);
+	intern_str(&strings, "");
+	struct profile p, back;
+	profile_init(&p, &strings, LINES_CURRENT);
+	profile_init(&back, &strings, LINES_CURRENT);
+	struct frame f[4];
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
+	memset(&f[1], 0, sizeof(f[1]));
+	f[1].kind = FK_BUILTIN;
+	f[1].name = f[1].fn_name = intern_str(&strings, "Builtins_InterpreterEntryTrampoline");
+	f[2] = f[1];
+	f[2].kind = FK_V8_TYPED;
+	f[2].name = f[2].fn_name = intern_str(&strings, "[entry]");
+	frame_parse(&strings, "node::Start", 11, &f[3]);
+	struct sample s = {.pid = getpid(), .tid = getpid(), .process_name = intern_str(&strings, "node"),
+			   .thread_role = intern_str(&strings, "main"), .frames = f, .n = 4};
+	profile_add_weighted(&p, &s, 3);
+	struct row_context rc;
+	row_context_init(&rc, "svc", 99);
+	struct period_batch b;
+	period_batch_init(&b);
+	period_batch_fill(&b, &rc, &p, 1000);
+	cr_assert_eq(b.nstacks, 1);
+	const char *folded = "node::Start;[entry];Builtins_InterpreterEntryTrampoline;leaf (/a.js:3)_[j]";
+	cr_assert_eq(b.stack_hashes[0], stack_hash_of(folded, strlen(folded)), "the hash of the folded text");
+	cr_assert(memmem(b.stacks.s, b.stacks.len, "Builtins_InterpreterEntryTrampoline_[b]", 39), "stored with its marker");
+	struct stack_count counts[] = {{b.stack_hashes[0], 3}};
+	size_t missing;
+	struct strbuf why;
+	sb_init(&why);
+	cr_assert(ch_report_add_stacks(&back, counts, 1, b.stacks.s, b.stacks.len, "svc", &missing, &why), "%s", why.s);
+	bool builtin = false, typed = false;
+	for (size_t i = 0; i < back.nframes; i++) {
+		builtin |= back.frames[i].kind == FK_BUILTIN &&
+			   !strcmp(intern_get(&strings, back.frames[i].name), "Builtins_InterpreterEntryTrampoline");
+		typed |= back.frames[i].kind == FK_V8_TYPED && !strcmp(intern_get(&strings, back.frames[i].name), "[entry]");
+	}
+	cr_assert(builtin && typed, "the kinds came back");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	cr_assert_eq(write_folded(&back, &(struct write_opts){0}, out), 0);
+	fclose(out);
+	cr_assert(strstr(text, folded) && strstr(text, " 3\n"), "%s", text);
+	free(text);
+	sb_free(&why);
+	period_batch_free(&b);
+	row_context_free(&rc);
+	profile_free(&p);
+	profile_free(&back);
+	intern_free(&strings);
 }
 
 Test(export, package_json_name)
