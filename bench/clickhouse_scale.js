@@ -21,17 +21,11 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { createServer } = require('../tests/e2e/clickhouse_server.js');
+const { V8WALK, NODE, numberArg } = require('./clickhouse_bench_env.js');
 
-const ROOT = path.resolve(__dirname, '..');
-const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
-const NODE = process.env.NODE_UNDER_TEST || process.execPath;
-function arg(name, dflt) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const HOSTS = arg('--hosts', 10);
-const STACKS = arg('--stacks', 500);
-const HOURS = arg('--hours', 24);
+const HOSTS = numberArg('--hosts', 10);
+const STACKS = numberArg('--stacks', 500);
+const HOURS = numberArg('--hours', 24);
 const RATE = 99, BUCKET = 60;
 const SHARED = Math.floor(STACKS * 0.8);
 const DB = 'scale', URL_TABLE = `${DB}.v8walk`;

@@ -46,6 +46,29 @@ function singleServer() {
   return single;
 }
 
+// what a running agent has said on stderr so far: stderr() reads it
+function watch(run) {
+  let text = '';
+  run.child.stderr.on('data', (d) => { text += d; });
+  return () => text;
+}
+// the end of a run that had periods spooled: every one of them sent later, nothing dropped or
+// left, and every sample arrived (report of `service` equals the agent's folded files in dir)
+async function assertDrained(r, spool, url, service, dir, pid) {
+  assert.strictEqual(r.code, 0, r.stderr);
+  const st = summary(r.stderr);
+  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
+  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
+  assert.strictEqual(st.dropped, 0);
+  assert.strictEqual(st.pending, 0);
+  assert.strictEqual(st.sent, st.periods);
+  assert.deepStrictEqual(spooled(spool), [], 'the spool is empty');
+  const own = foldedByPid(periodFiles(dir)).get(pid);
+  const got = reportStacks((await report(url, [`service=${service}`])).stdout);
+  assert.ok(total(got) > 0, 'samples arrived');
+  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
+}
+
 // poll an async condition (rows forwarded by a Distributed table arrive in the background)
 async function until(cond, timeoutMs) {
   for (const end = Date.now() + timeoutMs; Date.now() < end; await h.sleep(100)) if (await cond()) return true;
@@ -168,24 +191,12 @@ chTest('ClickHouse killed for two periods and restarted: the periods wait in the
   const url = s.url('default.down');
   const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '12', '--export', url,
     '--create-schema', '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'p-%n.folded')]);
-  let stderr = '';
-  run.child.stderr.on('data', (d) => { stderr += d; });
-  await h.waitFor(() => /export period 2: sent/.test(stderr), 20000);
+  const stderr = watch(run);
+  await h.waitFor(() => /export period 2: sent/.test(stderr()), 20000);
   await s.kill();
-  await h.waitFor(() => (stderr.match(/: spooled \(/g) || []).length >= 2, 20000);
+  await h.waitFor(() => (stderr().match(/: spooled \(/g) || []).length >= 2, 20000);
   await s.start();
-  const r = await run.done;
-  assert.strictEqual(r.code, 0, r.stderr);
-  const st = summary(r.stderr);
-  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
-  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
-  assert.strictEqual(st.dropped, 0);
-  assert.strictEqual(st.pending, 0);
-  assert.strictEqual(st.sent, st.periods);
-  assert.deepStrictEqual(spooled(path.join(dir, 'spool')), [], 'the spool is empty');
-  const own = foldedByPid(periodFiles(dir)).get(fx.pid);
-  const got = reportStacks((await report(url, ['service=spooled'])).stdout);
-  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
+  await assertDrained(await run.done, path.join(dir, 'spool'), url, 'spooled', dir, fx.pid);
 });
 
 chTest('ClickHouse down when the agent starts: one line, the periods spooled, then checked, created and drained once it answers', async (t) => {
@@ -198,27 +209,15 @@ chTest('ClickHouse down when the agent starts: one line, the periods spooled, th
   const url = s.url('default.late');
   const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '10', '--export', url,
     '--create-schema', '--spool', spool, '-o', path.join(dir, 'p-%n.folded')]);
-  let stderr = '';
-  run.child.stderr.on('data', (d) => { stderr += d; });
-  await h.waitFor(() => (stderr.match(/: spooled \(/g) || []).length >= 2, 20000);
-  assert.match(stderr.split('\n')[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled to .*spool until it answers$/i,
+  const stderr = watch(run);
+  await h.waitFor(() => (stderr().match(/: spooled \(/g) || []).length >= 2, 20000);
+  assert.match(stderr().split('\n')[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled to .*spool until it answers$/i,
     'the first line says the server is unreachable and the agent goes on');
   assert.ok(spooled(spool).length >= 2, 'periods wait in the spool');
   await s.start();
   const r = await run.done;
-  assert.strictEqual(r.code, 0, r.stderr);
   assert.match(r.stderr, /ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ answers and its tables are v8walk's; sending the spool/);
-  const st = summary(r.stderr);
-  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
-  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
-  assert.strictEqual(st.dropped, 0);
-  assert.strictEqual(st.pending, 0);
-  assert.strictEqual(st.sent, st.periods);
-  assert.deepStrictEqual(spooled(spool), [], 'the spool is empty');
-  const own = foldedByPid(periodFiles(dir)).get(fx.pid);
-  const got = reportStacks((await report(url, ['service=late'])).stdout);
-  assert.ok(total(got) > 0, 'samples arrived');
-  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived, the tables created late');
+  await assertDrained(r, spool, url, 'late', dir, fx.pid); // (into tables created late)
 });
 
 chTest('a spool over its limit drops the oldest periods, counts them, and the next agent drains the rest', async (t) => {
@@ -230,9 +229,8 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   const url = s.url('default.lim');
   const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '7', '--export', url,
     '--create-schema', '--spool', spool, '--spool-max-mb', '0.001', '-o', path.join(dir, 'p-%n.folded')]);
-  let stderr = '';
-  run.child.stderr.on('data', (d) => { stderr += d; });
-  await h.waitFor(() => /export period 1: sent/.test(stderr), 20000);
+  const stderr = watch(run);
+  await h.waitFor(() => /export period 1: sent/.test(stderr()), 20000);
   await s.kill();
   t.after(() => s.start().catch(() => {})); // for the tests after this one, should it fail
   const r = await run.done;

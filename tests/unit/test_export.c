@@ -237,17 +237,30 @@ Test(export, frame_text_round_trip)
 	round_trip("_[j]", FK_JS);
 }
 
+/* Two empty profiles over one string table (its entry 0 the empty string). */
+static void two_profiles(struct intern *strings, struct profile *a, struct profile *b)
+{
+	intern_init(strings);
+	intern_str(strings, "");
+	profile_init(a, strings, LINES_CURRENT);
+	profile_init(b, strings, LINES_CURRENT);
+}
+
+static void two_profiles_free(struct intern *strings, struct profile *a, struct profile *b)
+{
+	profile_free(a);
+	profile_free(b);
+	intern_free(strings);
+}
+
 /* a period's stacks rows keep the kinds folded text does not say (a builtin, a V8 frame type):
  * read back as report reads them, a builtin is a builtin again, the folded text and the hash are
  * those of the agent's own folded output */
 Test(export, stacks_rows_keep_frame_kinds)
 {
 	struct intern strings;
-	intern_init(&strings);
-	intern_str(&strings, "");
 	struct profile p, back;
-	profile_init(&p, &strings, LINES_CURRENT);
-	profile_init(&back, &strings, LINES_CURRENT);
+	two_profiles(&strings, &p, &back);
 	struct frame f[4];
 	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
 	memset(&f[1], 0, sizeof(f[1]));
@@ -291,9 +304,7 @@ Test(export, stacks_rows_keep_frame_kinds)
 	sb_free(&why);
 	period_batch_free(&b);
 	row_context_free(&rc);
-	profile_free(&p);
-	profile_free(&back);
-	intern_free(&strings);
+	two_profiles_free(&strings, &p, &back);
 }
 
 Test(export, package_json_name)
@@ -459,11 +470,8 @@ Test(export, hash_index_holds_zero)
 Test(export, weighted_add_equals_single_adds)
 {
 	struct intern strings;
-	intern_init(&strings);
-	intern_str(&strings, "");
 	struct profile one, many;
-	profile_init(&one, &strings, LINES_CURRENT);
-	profile_init(&many, &strings, LINES_CURRENT);
+	two_profiles(&strings, &one, &many);
 	struct frame f[2];
 	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
 	frame_parse(&strings, "node::Start", 11, &f[1]);
@@ -479,9 +487,7 @@ Test(export, weighted_add_equals_single_adds)
 		cr_assert_eq(one.nodes[i].total, many.nodes[i].total);
 		cr_assert_eq(one.nodes[i].self, many.nodes[i].self);
 	}
-	profile_free(&one);
-	profile_free(&many);
-	intern_free(&strings);
+	two_profiles_free(&strings, &one, &many);
 }
 
 /* Elements of the JSON array after `"key":[` in text (numbers, no nesting), and their sum. */
@@ -520,11 +526,8 @@ static char *written(const struct profile *p, profile_write_fn write)
 Test(export, untimed_profile_keeps_counts_not_samples)
 {
 	struct intern strings;
-	intern_init(&strings);
-	intern_str(&strings, "");
 	struct profile timed, untimed;
-	profile_init(&timed, &strings, LINES_CURRENT);
-	profile_init(&untimed, &strings, LINES_CURRENT);
+	two_profiles(&strings, &timed, &untimed);
 	profile_untimed(&untimed);
 	struct frame f[2];
 	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
@@ -558,9 +561,7 @@ Test(export, untimed_profile_keeps_counts_not_samples)
 	cr_assert_eq(json_numbers(cp, "timeDeltas", &sum), 8, "%s", cp);
 	cr_assert_float_eq(sum, 8 * 10000.0, 1e-6, "%s", cp);
 	free(cp);
-	profile_free(&timed);
-	profile_free(&untimed);
-	intern_free(&strings);
+	two_profiles_free(&strings, &timed, &untimed);
 }
 
 /* report's stacks answer: counted stacks added with their counts, one the answer lacks shown as
