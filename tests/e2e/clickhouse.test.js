@@ -220,6 +220,28 @@ chTest('ClickHouse down when the agent starts: one line, the periods spooled, th
   await assertDrained(r, spool, url, 'late', dir, fx.pid); // (into tables created late)
 });
 
+chTest('a server that answers late but proves a misconfiguration: said once, the periods stay in the spool, exit 4', async (t) => {
+  const s = await ch.createServer(tmp, 'late-absent'); // not started yet
+  servers.push(s);
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'absent' } });
+  t.after(() => fx.stop());
+  const spool = path.join(fs.mkdtempSync(path.join(tmp, 'absent-')), 'spool');
+  const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '8', '--export', s.url('default.absent'),
+    '--spool', spool]); // no --create-schema: the tables are missing
+  const stderr = watch(run);
+  await h.waitFor(() => /: spooled \(/.test(stderr()), 20000);
+  await s.start();
+  const r = await run.done;
+  assert.strictEqual(r.code, 4, r.stderr);
+  const said = r.stderr.split('\n').filter((l) => /there is no table default\.absent_stacks/.test(l));
+  assert.strictEqual(said.length, 1, `said once:\n${r.stderr}`);
+  assert.match(said[0], /^v8walk: export: there is no table .*; periods stay in the spool$/);
+  const st = summary(r.stderr);
+  assert.strictEqual(st.sent, 0);
+  assert.ok(st.pending >= 1 && st.pending === st.spooled, r.stderr);
+  assert.strictEqual(spooled(spool).length, st.pending, 'kept for a later agent');
+});
+
 chTest('a spool over its limit drops the oldest periods, counts them, and the next agent drains the rest', async (t) => {
   const s = await singleServer();
   const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'limited' } });
