@@ -21,19 +21,13 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { createServer } = require('../tests/e2e/clickhouse_server.js');
+const { V8WALK, NODE, numberArg } = require('./clickhouse_bench_env.js');
 
-const ROOT = path.resolve(__dirname, '..');
-const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
 const REAL = path.join(__dirname, 'real');
-const NODE = process.env.NODE_UNDER_TEST || process.execPath;
 
-function arg(name, dflt) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
-const SECONDS = arg('--seconds', 7200);
-const PERIOD = arg('--period', 60);
-const OUTAGE = arg('--outage', 3);
+const SECONDS = numberArg('--seconds', 7200);
+const PERIOD = numberArg('--period', 60);
+const OUTAGE = numberArg('--outage', 3);
 const BUSY = process.argv.includes('--busy');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

@@ -178,6 +178,9 @@ int mode_report(int argc, char **argv)
 	profile_init(&prof, &strings, LINES_CURRENT);
 	struct profile base;
 	profile_init(&base, &strings, LINES_CURRENT);
+	/* weighted stacks without time order: memory goes with the distinct stacks */
+	profile_untimed(&prof);
+	profile_untimed(&base);
 	struct report_figures fig, base_fig;
 	const char *where = a.where.s ? a.where.s : "", *root = a.label.len ? a.label.s : "fleet";
 	rc = EXIT_ERROR;

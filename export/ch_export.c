@@ -38,6 +38,8 @@ struct ch_export {
 	struct spool spool;
 	struct hash_index sent_stacks;  /* hashes sent (forgotten when full) */
 	bool online;
+	bool checked;                   /* the tables were checked (and created): inserts may go */
+	bool told_misconfigured;        /* a late check's failure was said once */
 	uint64_t retry_at_ns;
 	uint64_t backoff_ms;
 	unsigned long seq;              /* periods handled, for the status line */
@@ -208,6 +210,36 @@ out:
 	sb_free(&why);
 }
 
+/* Check (and with --create-schema create) the tables; false with one line in why. */
+static bool check_tables(struct ch_export *ex, struct strbuf *why)
+{
+	return (!ex->cfg.create_schema || ch_create_tables(&ex->conn, NULL, why)) &&
+	       ch_check_tables(&ex->conn, why);
+}
+
+/* The server was unreachable at the start: make the checks now. A server that answers but
+ * proves a misconfiguration (credentials, a table of another shape) is said once on stderr and
+ * the periods keep waiting in the spool (the sender cannot end the run; a DBA may fix it). */
+static bool ready(struct ch_export *ex)
+{
+	if (ex->checked)
+		return true;
+	struct strbuf why;
+	sb_init(&why);
+	ex->checked = check_tables(ex, &why);
+	if (ex->checked)
+		fprintf_text(stderr, "v8walk: export: ClickHouse at %s answers and its tables are "
+			     "v8walk's; sending the spool\n", ex->cfg.url.base);
+	else if (!ex->conn.unreachable && !ex->told_misconfigured) {
+		fprintf_text(stderr, "v8walk: export: %s; periods stay in the spool\n", why.s);
+		ex->told_misconfigured = true;
+	}
+	if (!ex->checked)
+		back_off(ex);
+	sb_free(&why);
+	return ex->checked;
+}
+
 /* Send spooled periods, oldest first, until the spool is empty, DRAIN_PER_PASS were sent or the
  * server fails again. Returns whether periods still wait. */
 static bool drain_spool(struct ch_export *ex)
@@ -279,7 +311,7 @@ static void *sender_main(void *arg)
 		pthread_mutex_unlock(&ex->mu);
 		/* the spool first (its periods are older), when its retry is due or at the end */
 		if (waiting && (now_ns() >= ex->retry_at_ns || (closing && !b)))
-			waiting = drain_spool(ex);
+			waiting = ready(ex) ? drain_spool(ex) : true;
 		if (b) {
 			handle_batch(ex, b, waiting);
 			waiting = waiting || spool_nonempty(ex);
@@ -310,14 +342,31 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 		return NULL;
 	}
 	ex->conn.timeout_ms = 10000;
-	if ((cfg->create_schema && !ch_create_tables(&ex->conn, NULL, why)) ||
-	    !ch_check_tables(&ex->conn, why) ||
-	    !spool_open(&ex->spool, spool_dir, cfg->spool_max_bytes, why)) {
+	if (!spool_open(&ex->spool, spool_dir, cfg->spool_max_bytes, why)) {
 		ch_conn_free(&ex->conn);
 		free(ex);
 		return NULL;
 	}
-	ex->online = true;
+	/* a server that answers wrongly is fatal now; one that cannot be reached is waited for */
+	struct strbuf check_why;
+	sb_init(&check_why);
+	ex->checked = check_tables(ex, &check_why);
+	if (!ex->checked && !ex->conn.unreachable) {
+		sb_add(why, check_why.s);
+		sb_free(&check_why);
+		spool_close(&ex->spool);
+		ch_conn_free(&ex->conn);
+		free(ex);
+		return NULL;
+	}
+	sb_free(&check_why);
+	if (!ex->checked) {
+		fprintf_text(stderr, "v8walk: --export: ClickHouse at %s is unreachable (%s); periods "
+			     "are spooled to %s until it answers\n", cfg->url.base,
+			     ex->conn.unreachable_why, ex->spool.dir);
+		back_off(ex);
+	}
+	ex->online = ex->checked;
 	row_context_init(&ex->rows, cfg->service_spec, cfg->rate_hz);
 	memcpy(ex->rows.labels, cfg->labels, sizeof(cfg->labels));
 	ex->rows.nlabels = cfg->nlabels;

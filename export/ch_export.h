@@ -44,8 +44,11 @@ struct ch_export_stats {
 
 struct ch_export;
 
-/* Check the server and the tables (creating them with create_schema), open the spool and start
- * the sender. NULL with one line in why when the server cannot be used. */
+/* Open the spool, check the server and the tables (creating them with create_schema) and start
+ * the sender. NULL with one line in why when the server answers but cannot be used (credentials,
+ * tables of another shape) or the spool cannot be had. A server that cannot be reached is not
+ * fatal: one line on stderr says so, the periods are spooled, and the checks are made when it
+ * answers (ch_conn.unreachable tells the two apart). */
 struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strbuf *why);
 /* One period's aggregation, which began at `bucket`: its rows are queued for the sender. */
 void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket);

@@ -126,6 +126,22 @@ static void server_error(const struct ch_conn *c, long status, const struct strb
 		sb_add(why, "(no message)");
 }
 
+bool ch_curl_unreachable(int curl_code)
+{
+	switch ((CURLcode)curl_code) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool ch_post(struct ch_conn *c, const char *query, const void *body, size_t len, bool gzip,
 	     struct strbuf *answer, struct strbuf *why)
 {
@@ -172,6 +188,10 @@ bool ch_post(struct ch_conn *c, const char *query, const void *body, size_t len,
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(headers);
 	sb_free(&url);
+	c->unreachable = rc != CURLE_OK && !sink.too_big && ch_curl_unreachable((int)rc);
+	if (c->unreachable)
+		snprintf(c->unreachable_why, sizeof(c->unreachable_why), "%s",
+			 errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	if (rc != CURLE_OK) {
 		if (sink.too_big)
 			sb_printf(why, "ClickHouse at %s answered more than %zu MiB", c->url.base,

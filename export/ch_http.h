@@ -13,7 +13,7 @@
 #include "../util/strbuf.h"
 #include "ch_url.h"
 
-enum { CH_CRED_MAX = 256 };
+enum { CH_CRED_MAX = 256, CH_UNREACHABLE_WHY_MAX = 256 };
 #define CH_ANSWER_MAX ((size_t)256 << 20) /* bytes of one answer kept at most */
 
 struct ch_credentials {
@@ -31,7 +31,16 @@ struct ch_conn {
 	void *curl;               /* CURL * */
 	const char *ca_file;      /* V8WALK_CLICKHOUSE_CA, or NULL: libcurl's CA bundle */
 	long connect_timeout_ms, timeout_ms;
+	/* set by each ch_post: it failed because the server could not be reached (name not
+	 * resolved, connection refused or timed out, connection broken), not because of what it
+	 * answered or of TLS; `unreachable_why` then holds libcurl's reason */
+	bool unreachable;
+	char unreachable_why[CH_UNREACHABLE_WHY_MAX];
 };
+
+/* Pure: does this libcurl result (a CURLcode) mean the server could not be reached (rather than
+ * a refused certificate, a bad option or an answer too big)? */
+bool ch_curl_unreachable(int curl_code);
 
 /* Once per process, before any thread starts (curl_global_init). */
 void ch_http_global_init(void);

@@ -137,12 +137,12 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	size_t ncounts = 0;
 	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
 		  ch_decode_counts(answer.s, answer.len, &counts, &ncounts, why);
-	for (size_t i = 0; ok && i < ncounts; i++)
-		fig->samples += counts[i].count;
-	if (ok && fig->samples > REPORT_SAMPLES_MAX) {
-		sb_printf(why, "the filter matches %" PRIu64 " samples, more than the %" PRIu64
-			  " a report holds: narrow it", fig->samples, REPORT_SAMPLES_MAX);
-		ok = false;
+	for (size_t i = 0; ok && i < ncounts; i++) {
+		if (counts[i].count > UINT64_MAX / 2 - fig->samples) {
+			sb_add(why, "ClickHouse's answer (stack counts) sums to more samples than can be");
+			ok = false;
+		}
+		fig->samples += ok ? counts[i].count : 0;
 	}
 	/* 2: the frames of just those stacks */
 	sb_reset(&q);

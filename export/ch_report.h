@@ -12,9 +12,9 @@
 #include "../profile/profile.h"
 #include "ch_http.h"
 
+/* The answers' bounds. Samples are not bounded: a stack is added once with its count, into an
+ * untimed profile (profile.h), so memory goes with the distinct stacks. */
 enum { REPORT_STACKS_MAX = 4 << 20, REPORT_FRAMES_MAX = 4096, REPORT_FRAME_TEXT_MAX = 64 << 10 };
-/* samples added to the profile at most: each keeps an 8-byte time-order record (profile.h) */
-#define REPORT_SAMPLES_MAX ((uint64_t)64 << 20)
 
 struct stack_count {
 	uint64_t hash, count;
@@ -40,7 +40,8 @@ bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, s
 			  struct strbuf *why);
 
 /* The samples of `where_sql` (conditions after "WHERE 1", from ch_sql.h) in [since, until) Unix
- * seconds, into p (already initialised) under a root named root_label. */
+ * seconds, into p (already initialised, and best made untimed: profile_untimed) under a root
+ * named root_label. */
 bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
 		     const char *root_label, struct profile *p, struct report_figures *fig,
 		     struct strbuf *why);

@@ -62,8 +62,8 @@ size_t ch_schema_statements(const char *database, const char *prefix, const char
 {
 	size_t n = table_statements(database, prefix, "stacks", stacks_body, stacks_engine,
 				    "stack_hash", cluster, out);
-	n += table_statements(database, prefix, "samples", samples_body, samples_engine, "rand()",
-			      cluster, out + n);
+	n += table_statements(database, prefix, "samples", samples_body, samples_engine,
+			      "cityHash64(host)", cluster, out + n);
 	return n;
 }
 

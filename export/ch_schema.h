@@ -7,8 +7,14 @@
  *                   process, thread, stack_hash, count, cpu_ns; MergeTree partitioned by day,
  *                   ordered by (service, bucket, host, stack_hash) for "one service over a range"
  * With a cluster, the MergeTree tables are PREFIX_local_* ON CLUSTER and PREFIX_* are Distributed
- * tables over them (samples sharded by rand(), stacks by stack_hash); agents may write either
- * (URL table PREFIX, or PREFIX_local for a shard of their own), report reads PREFIX. */
+ * tables over them; agents may write either (URL table PREFIX, or PREFIX_local for a shard of
+ * their own), report reads PREFIX. Sharding: stacks by stack_hash (a stack's row always lands on
+ * the same shard, so ReplacingMergeTree folds the copies agents send), samples by
+ * cityHash64(host) (an agent's period is one block for one shard, not a part on every shard per
+ * insert as rand() gives). A stack's samples and its stacks row need not share a shard: report
+ * asks for the frames with GLOBAL IN over the Distributed tables. Inserts through a Distributed
+ * table are queued by the server that takes them and forwarded in the background, so rows show
+ * on the shards a moment after the insert answers. */
 #ifndef V8WALK_CH_SCHEMA_H
 #define V8WALK_CH_SCHEMA_H
 

@@ -32,10 +32,33 @@ static void file_and_line(struct intern *strings, const char *s, size_t len, str
 	f->file = intern_n(strings, s, len);
 }
 
+static const struct {
+	enum frame_kind kind;
+	const char *marker;
+} markers[] = {
+	{FK_BUILTIN, "_[b]"}, {FK_V8_TYPED, "_[t]"}, {FK_JS_ASYNC, "_[a]"}, {FK_UNKNOWN, "_[u]"},
+};
+
+const char *frame_kind_marker(enum frame_kind kind)
+{
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (markers[i].kind == kind)
+			return markers[i].marker;
+	return NULL;
+}
+
 void frame_parse(struct intern *strings, const char *text, size_t len, struct frame *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->kind = FK_NATIVE;
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (ends_with(text, len, markers[i].marker)) {
+			f->kind = markers[i].kind;
+			len -= strlen(markers[i].marker);
+			f->name = intern_n(strings, text, len);
+			f->fn_name = f->name;
+			return;
+		}
 	if (ends_with(text, len, "_[k]")) {
 		f->kind = FK_KERNEL;
 		len -= 4;

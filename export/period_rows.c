@@ -7,6 +7,7 @@
 
 #include "../profile/frame_text.h"
 #include "../util/xalloc.h"
+#include "frame_parse.h"
 #include "hash_index.h"
 #include "rowbinary.h"
 #include "service_name.h"
@@ -81,14 +82,22 @@ static size_t stack_text(const struct profile *p, uint32_t node, struct strbuf *
 	return depth;
 }
 
-static void add_stack_row(struct period_batch *b, uint64_t hash, const struct strbuf *folded,
-			  const size_t *ends, size_t depth)
+/* The stacks row: the hash, then each frame's folded text with the marker of a kind that text
+ * does not say (frame_parse.h); path[] holds the nodes innermost first. */
+static void add_stack_row(struct period_batch *b, const struct profile *p, uint64_t hash,
+			  const struct strbuf *folded, const size_t *ends, const uint32_t *path,
+			  size_t depth, struct strbuf *scratch)
 {
 	rb_put_u64(&b->stacks, hash);
 	rb_put_varuint(&b->stacks, depth);
 	for (size_t i = 0; i < depth; i++) {
 		size_t start = i ? ends[i - 1] + 1 : 0;
-		rb_put_string(&b->stacks, folded->s + start, ends[i] - start);
+		const char *marker = frame_kind_marker(p->frames[p->nodes[path[depth - 1 - i]].frame].kind);
+		sb_reset(scratch);
+		sb_addn(scratch, folded->s + start, ends[i] - start);
+		if (marker)
+			sb_add(scratch, marker);
+		rb_put_string(&b->stacks, scratch->s ? scratch->s : "", scratch->len);
 	}
 	if (b->nstacks == b->capstacks) {
 		b->capstacks = b->capstacks ? b->capstacks * 2 : 64;
@@ -134,8 +143,9 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 	u64map_clear(&rc->service_of_pid);
 	struct hash_index seen;
 	hash_index_init(&seen, 0);
-	struct strbuf folded;
+	struct strbuf folded, scratch;
 	sb_init(&folded);
+	sb_init(&scratch);
 	size_t *ends = xmalloc(STACK_DEPTH_MAX * sizeof(size_t));
 	uint32_t *path = xmalloc(STACK_DEPTH_MAX * sizeof(uint32_t));
 	for (uint32_t n = 1; n < p->nnodes; n++) {
@@ -147,12 +157,13 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 		uint64_t dummy;
 		if (!hash_index_get(&seen, hash, &dummy)) {
 			hash_index_put(&seen, hash, 1);
-			add_stack_row(b, hash, &folded, ends, depth);
+			add_stack_row(b, p, hash, &folded, ends, path, depth, &scratch);
 		}
 		add_sample_row(b, rc, p, profile_node_thread(p, n), hash, nd->self);
 	}
 	free(ends);
 	free(path);
 	sb_free(&folded);
+	sb_free(&scratch);
 	hash_index_free(&seen);
 }

@@ -21,6 +21,11 @@ void profile_init(struct profile *p, struct intern *strings, enum line_mode line
 	p->nnodes = 1; /* root sentinel */
 }
 
+void profile_untimed(struct profile *p)
+{
+	p->untimed = true;
+}
+
 void profile_free(struct profile *p)
 {
 	intern_free(&p->frame_keys);
@@ -152,7 +157,7 @@ void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t we
 	p->nodes[node].self += weight;
 	p->nodes[0].total += weight;
 	p->samples += weight;
-	for (uint64_t i = 0; i < weight; i++)
+	for (uint64_t i = 0; !p->untimed && i < weight; i++)
 		add_record(p, node, s->time_ns);
 }
 

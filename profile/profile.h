@@ -76,6 +76,10 @@ struct profile {
 	size_t nrecs, caprecs;
 	uint64_t first_ns, last_ns; /* times of the first and the latest sample */
 	enum line_mode lines;
+	/* no time order: samples are added as weighted stacks (report's counts per stack) and no
+	 * record is kept, so memory goes with the distinct stacks, not the samples; the writers
+	 * take a stack's samples from its leaf node's self count (profile_untimed) */
+	bool untimed;
 	uint64_t samples;
 	struct profile_meta meta;
 	struct profile_module *modules;
@@ -99,8 +103,10 @@ void profile_init(struct profile *p, struct intern *strings, enum line_mode line
 void profile_free(struct profile *p);
 /* Add one sample. */
 void profile_add(struct profile *p, const struct sample *s);
+/* Make p (empty, just initialised) a profile without time order (profile.untimed). */
+void profile_untimed(struct profile *p);
 /* Add `weight` samples of the same stack at the same time (one walk of the stack table; one
- * record each, so that the time-ordered formats count them all). */
+ * record each, so that the time-ordered formats count them all, none in an untimed profile). */
 void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t weight);
 /* The same as a sink (ctx = the profile). */
 void profile_sink(void *ctx, const struct sample *s);

@@ -4,7 +4,10 @@
  * hitCount, children and positionTicks (1-based lines that samples were at), then startTime,
  * endTime, samples (the leaf node of each sample, in time order) and timeDeltas (µs). Native
  * frames are nodes with an empty url; a sample with no JavaScript that waits in epoll is
- * (idle), one inside V8's garbage collector is (garbage collector), as V8 names them. */
+ * (idle), one inside V8's garbage collector is (garbage collector), as V8 names them. An
+ * untimed profile (report's: counts per stack, no time order) lists each stack's samples one
+ * after the other, a sampling period apart, up to CPUPROFILE_UNTIMED_MAX (beyond: refused, with
+ * the formats that hold counts named). */
 #include "writers.h"
 
 #include <stdlib.h>
@@ -13,6 +16,9 @@
 #include "../util/json.h"
 #include "../util/xalloc.h"
 #include "frame_text.h"
+
+/* samples of an untimed profile written at most (each is listed: ~10 bytes of JSON apiece) */
+#define CPUPROFILE_UNTIMED_MAX ((uint64_t)64 << 20)
 
 struct cpnode {
 	uint32_t frame;  /* a representative frame (UINT32_MAX: a pseudo-frame) */
@@ -175,12 +181,71 @@ static void write_nodes(struct cpprof *c, FILE *out)
 	fputs("]", out);
 }
 
+/* An untimed profile's samples (profile.untimed: no time order): each stack's leaf repeated
+ * as often as it was sampled, one sampling period apart, written as they are made (no memory
+ * per sample). */
+static void write_untimed_samples(const struct profile *p, uint32_t ti, const uint32_t *leaf,
+				  FILE *out)
+{
+	uint64_t start = profile_start_ns(p) / 1000, n = p->threads[ti].samples;
+	long long period_us = p->meta.rate_hz > 0 ? (long long)(1e6 / p->meta.rate_hz + 0.5) : 10000;
+	fprintf(out, ",\n\"startTime\":%llu,\"endTime\":%llu,\n\"samples\":[",
+		(unsigned long long)start, (unsigned long long)(start + n * (uint64_t)period_us));
+	bool first = true;
+	for (uint32_t pn = 1; pn < p->nnodes; pn++) {
+		if (!leaf[pn])
+			continue;
+		for (uint64_t i = 0; i < p->nodes[pn].self; i++) {
+			fprintf(out, "%s%u", first ? "" : ",", leaf[pn]);
+			first = false;
+		}
+	}
+	fputs("],\n\"timeDeltas\":[", out);
+	for (uint64_t i = 0; i < n; i++)
+		fprintf(out, "%s%lld", i ? "," : "", period_us);
+	fputs("]}\n", out);
+}
+
+/* The samples in time order, from the profile's records. */
+static void write_timed_samples(const struct profile *p, uint32_t ti, const uint32_t *leaf,
+				FILE *out)
+{
+	uint64_t start = profile_start_ns(p), t = p->first_ns, prev = start;
+	fprintf(out, ",\n\"startTime\":%llu,\"endTime\":%llu,\n\"samples\":[",
+		(unsigned long long)(start / 1000), (unsigned long long)(profile_end_ns(p) / 1000));
+	struct strbuf deltas;
+	sb_init(&deltas);
+	bool first = true;
+	for (size_t i = 0; i < p->nrecs; i++) {
+		t += (uint64_t)((int64_t)p->recs[i].dt_us * 1000);
+		uint32_t pn = p->recs[i].node;
+		if (p->nodes[pn].owner != ti || !leaf[pn])
+			continue;
+		fprintf(out, "%s%u", first ? "" : ",", leaf[pn]);
+		/* samples of one thread come in order; a record a CPU delivered late counts 0 µs */
+		long long dt = (long long)(t / 1000) - (long long)(prev / 1000);
+		sb_printf(&deltas, "%s%lld", first ? "" : ",", dt > 0 ? dt : 0);
+		prev = t > prev ? t : prev;
+		first = false;
+	}
+	fprintf(out, "],\n\"timeDeltas\":[%s]}\n", deltas.s ? deltas.s : "");
+	sb_free(&deltas);
+}
+
 int write_cpuprofile(const struct profile *p, const struct write_opts *wo, FILE *out)
 {
 	long ti = profile_find_thread(p, wo->thread);
 	if (ti < 0) {
 		fprintf(stderr, "v8walk: no thread %s in the profile (--thread takes a tid or a role such "
 				"as main or worker)\n", wo->thread ? wo->thread : "main");
+		return -1;
+	}
+	if (p->untimed && p->threads[ti].samples > CPUPROFILE_UNTIMED_MAX) {
+		fprintf(stderr, "v8walk: a .cpuprofile lists every sample, and %llu are more than the "
+			"%llu it writes: narrow the range or the filter, or write pprof, speedscope, "
+			"svg, folded or a tree, which hold one record per distinct stack\n",
+			(unsigned long long)p->threads[ti].samples,
+			(unsigned long long)CPUPROFILE_UNTIMED_MAX);
 		return -1;
 	}
 	struct cpprof c;
@@ -208,26 +273,10 @@ int write_cpuprofile(const struct profile *p, const struct write_opts *wo, FILE 
 		}
 	}
 	write_nodes(&c, out);
-	uint64_t start = profile_start_ns(p), t = p->first_ns, prev = start;
-	fprintf(out, ",\n\"startTime\":%llu,\"endTime\":%llu,\n\"samples\":[",
-		(unsigned long long)(start / 1000), (unsigned long long)(profile_end_ns(p) / 1000));
-	struct strbuf deltas;
-	sb_init(&deltas);
-	bool first = true;
-	for (size_t i = 0; i < p->nrecs; i++) {
-		t += (uint64_t)((int64_t)p->recs[i].dt_us * 1000);
-		uint32_t pn = p->recs[i].node;
-		if (p->nodes[pn].owner != (uint32_t)ti || !leaf[pn])
-			continue;
-		fprintf(out, "%s%u", first ? "" : ",", leaf[pn]);
-		/* samples of one thread come in order; a record a CPU delivered late counts 0 µs */
-		long long dt = (long long)(t / 1000) - (long long)(prev / 1000);
-		sb_printf(&deltas, "%s%lld", first ? "" : ",", dt > 0 ? dt : 0);
-		prev = t > prev ? t : prev;
-		first = false;
-	}
-	fprintf(out, "],\n\"timeDeltas\":[%s]}\n", deltas.s ? deltas.s : "");
-	sb_free(&deltas);
+	if (p->untimed)
+		write_untimed_samples(p, (uint32_t)ti, leaf, out);
+	else
+		write_timed_samples(p, (uint32_t)ti, leaf, out);
 	free(leaf);
 	free(c.of_pnode);
 	free(c.nodes);

@@ -1,7 +1,8 @@
 /* write_speedscope.c — speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * shared frames (one per function: name, file, definition line), one sampled profile per thread
  * with its samples in time order (root first) and a weight of one sampling period each (µs), so
- * the Time Order, Left Heavy and Sandwich views all work. */
+ * the Time Order, Left Heavy and Sandwich views all work. An untimed profile (report's, with no
+ * time order) gives one sample per distinct stack weighing all of its samples. */
 #include "writers.h"
 
 #include <stdlib.h>
@@ -45,7 +46,27 @@ static void write_frames(struct speedscope *s, FILE *out)
 	fputs("]},\n", out);
 }
 
-/* One thread's samples, root first, in time order. */
+/* A stack's frames, root first, as one sample of the "samples" array. */
+static void write_path(struct speedscope *s, uint32_t leaf, bool first, FILE *out)
+{
+	const struct profile *p = s->p;
+	size_t depth = 0;
+	for (uint32_t k = leaf; k && pnode_is_frame(&p->nodes[k]); k = p->nodes[k].parent)
+		s->path[depth++] = s->shared_of[p->nodes[k].frame] - 1;
+	fputs(first ? "[" : ",[", out);
+	while (depth--)
+		fprintf(out, "%u%s", s->path[depth], depth ? "," : "");
+	fputc(']', out);
+}
+
+/* Does node nd end samples of thread ti (an untimed profile's stacks)? */
+static bool ends_samples(const struct profile *p, uint32_t nd, uint32_t ti)
+{
+	return p->nodes[nd].self && p->nodes[nd].owner == ti && p->nodes[nd].frame != PNODE_PROCESS;
+}
+
+/* One thread's samples, root first: in time order, one period each; an untimed profile's (no
+ * time order) as one sample per stack weighing its samples' periods. */
 static void write_thread(struct speedscope *s, uint32_t ti, double period_us, FILE *out)
 {
 	const struct profile *p = s->p;
@@ -60,17 +81,27 @@ static void write_thread(struct speedscope *s, uint32_t ti, double period_us, FI
 	fprintf(out, ",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":%.3f,\n\"samples\":[",
 		period_us * (double)t->samples);
 	bool first = true;
+	if (p->untimed) {
+		for (uint32_t nd = 1; nd < p->nnodes; nd++)
+			if (ends_samples(p, nd, ti)) {
+				write_path(s, nd, first, out);
+				first = false;
+			}
+		fputs("],\n\"weights\":[", out);
+		first = true;
+		for (uint32_t nd = 1; nd < p->nnodes; nd++)
+			if (ends_samples(p, nd, ti)) {
+				fprintf(out, "%s%.3f", first ? "" : ",", period_us * (double)p->nodes[nd].self);
+				first = false;
+			}
+		fputs("]}", out);
+		return;
+	}
 	for (size_t i = 0; i < p->nrecs; i++) {
 		uint32_t leaf = p->recs[i].node;
 		if (p->nodes[leaf].owner != ti)
 			continue;
-		size_t depth = 0;
-		for (uint32_t k = leaf; k && pnode_is_frame(&p->nodes[k]); k = p->nodes[k].parent)
-			s->path[depth++] = s->shared_of[p->nodes[k].frame] - 1;
-		fputs(first ? "[" : ",[", out);
-		while (depth--)
-			fprintf(out, "%u%s", s->path[depth], depth ? "," : "");
-		fputc(']', out);
+		write_path(s, leaf, first, out);
 		first = false;
 	}
 	fputs("],\n\"weights\":[", out);

@@ -6,8 +6,11 @@
 // periods and restarted: nothing lost, the spool drained. A spool over its limit: the oldest
 // dropped and counted, the exit status says so, and the next agent drains what was kept. TLS with
 // a private CA (V8WALK_CLICKHOUSE_CA), refused without it. Two
-// shards behind Distributed tables: report returns the union. Bad URLs, refused connections,
-// wrong credentials and a table of another shape: one clear line each, a non-zero exit.
+// shards behind Distributed tables: report returns the union, and an agent inserting through them
+// reaches both shards (stacks by stack_hash, samples by their host). Bad URLs, refused connections,
+// wrong credentials and a table of another shape: one clear line each, a non-zero exit. A server
+// down when the agent starts: one line, the periods spooled, the tables checked and created and
+// the spool drained once it answers.
 // Runs once per matrix run: in the ptrace pass on the first node (the exporter does not depend on
 // the node line; the several-process test picks eBPF itself).
 'use strict';
@@ -41,6 +44,35 @@ function singleServer() {
     return s;
   })();
   return single;
+}
+
+// what a running agent has said on stderr so far: stderr() reads it
+function watch(run) {
+  let text = '';
+  run.child.stderr.on('data', (d) => { text += d; });
+  return () => text;
+}
+// the end of a run that had periods spooled: every one of them sent later, nothing dropped or
+// left, and every sample arrived (report of `service` equals the agent's folded files in dir)
+async function assertDrained(r, spool, url, service, dir, pid) {
+  assert.strictEqual(r.code, 0, r.stderr);
+  const st = summary(r.stderr);
+  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
+  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
+  assert.strictEqual(st.dropped, 0);
+  assert.strictEqual(st.pending, 0);
+  assert.strictEqual(st.sent, st.periods);
+  assert.deepStrictEqual(spooled(spool), [], 'the spool is empty');
+  const own = foldedByPid(periodFiles(dir)).get(pid);
+  const got = reportStacks((await report(url, [`service=${service}`])).stdout);
+  assert.ok(total(got) > 0, 'samples arrived');
+  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
+}
+
+// poll an async condition (rows forwarded by a Distributed table arrive in the background)
+async function until(cond, timeoutMs) {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await h.sleep(100)) if (await cond()) return true;
+  return cond();
 }
 
 // -o folded files of a run → Map(pid → Map(stack without the process and thread levels → count))
@@ -159,24 +191,55 @@ chTest('ClickHouse killed for two periods and restarted: the periods wait in the
   const url = s.url('default.down');
   const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '12', '--export', url,
     '--create-schema', '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'p-%n.folded')]);
-  let stderr = '';
-  run.child.stderr.on('data', (d) => { stderr += d; });
-  await h.waitFor(() => /export period 2: sent/.test(stderr), 20000);
+  const stderr = watch(run);
+  await h.waitFor(() => /export period 2: sent/.test(stderr()), 20000);
   await s.kill();
-  await h.waitFor(() => (stderr.match(/: spooled \(/g) || []).length >= 2, 20000);
+  await h.waitFor(() => (stderr().match(/: spooled \(/g) || []).length >= 2, 20000);
+  await s.start();
+  await assertDrained(await run.done, path.join(dir, 'spool'), url, 'spooled', dir, fx.pid);
+});
+
+chTest('ClickHouse down when the agent starts: one line, the periods spooled, then checked, created and drained once it answers', async (t) => {
+  const s = await ch.createServer(tmp, 'late'); // not started yet
+  servers.push(s);
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'late' } });
+  t.after(() => fx.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'late-'));
+  const spool = path.join(dir, 'spool');
+  const url = s.url('default.late');
+  const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '10', '--export', url,
+    '--create-schema', '--spool', spool, '-o', path.join(dir, 'p-%n.folded')]);
+  const stderr = watch(run);
+  await h.waitFor(() => (stderr().match(/: spooled \(/g) || []).length >= 2, 20000);
+  assert.match(stderr().split('\n')[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled to .*spool until it answers$/i,
+    'the first line says the server is unreachable and the agent goes on');
+  assert.ok(spooled(spool).length >= 2, 'periods wait in the spool');
   await s.start();
   const r = await run.done;
-  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, /ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ answers and its tables are v8walk's; sending the spool/);
+  await assertDrained(r, spool, url, 'late', dir, fx.pid); // (into tables created late)
+});
+
+chTest('a server that answers late but proves a misconfiguration: said once, the periods stay in the spool, exit 4', async (t) => {
+  const s = await ch.createServer(tmp, 'late-absent'); // not started yet
+  servers.push(s);
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'absent' } });
+  t.after(() => fx.stop());
+  const spool = path.join(fs.mkdtempSync(path.join(tmp, 'absent-')), 'spool');
+  const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '8', '--export', s.url('default.absent'),
+    '--spool', spool]); // no --create-schema: the tables are missing
+  const stderr = watch(run);
+  await h.waitFor(() => /: spooled \(/.test(stderr()), 20000);
+  await s.start();
+  const r = await run.done;
+  assert.strictEqual(r.code, 4, r.stderr);
+  const said = r.stderr.split('\n').filter((l) => /there is no table default\.absent_stacks/.test(l));
+  assert.strictEqual(said.length, 1, `said once:\n${r.stderr}`);
+  assert.match(said[0], /^v8walk: export: there is no table .*; periods stay in the spool$/);
   const st = summary(r.stderr);
-  assert.ok(st.spooled >= 2, `at least two periods spooled: ${r.stderr}`);
-  assert.strictEqual(st.drained, st.spooled, 'every spooled period sent later');
-  assert.strictEqual(st.dropped, 0);
-  assert.strictEqual(st.pending, 0);
-  assert.strictEqual(st.sent, st.periods);
-  assert.deepStrictEqual(spooled(path.join(dir, 'spool')), [], 'the spool is empty');
-  const own = foldedByPid(periodFiles(dir)).get(fx.pid);
-  const got = reportStacks((await report(url, ['service=spooled'])).stdout);
-  assert.deepStrictEqual(sorted(got), sorted(own), 'every sample arrived');
+  assert.strictEqual(st.sent, 0);
+  assert.ok(st.pending >= 1 && st.pending === st.spooled, r.stderr);
+  assert.strictEqual(spooled(spool).length, st.pending, 'kept for a later agent');
 });
 
 chTest('a spool over its limit drops the oldest periods, counts them, and the next agent drains the rest', async (t) => {
@@ -188,9 +251,8 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   const url = s.url('default.lim');
   const run = h.startV8walk(['--pid', String(fx.pid), '--period', '1', '--duration', '7', '--export', url,
     '--create-schema', '--spool', spool, '--spool-max-mb', '0.001', '-o', path.join(dir, 'p-%n.folded')]);
-  let stderr = '';
-  run.child.stderr.on('data', (d) => { stderr += d; });
-  await h.waitFor(() => /export period 1: sent/.test(stderr), 20000);
+  const stderr = watch(run);
+  await h.waitFor(() => /export period 1: sent/.test(stderr()), 20000);
   await s.kill();
   t.after(() => s.start().catch(() => {})); // for the tests after this one, should it fail
   const r = await run.done;
@@ -223,7 +285,7 @@ chTest('a spool over its limit drops the oldest periods, counts them, and the ne
   assert.deepStrictEqual(sorted(got), sorted(expect), 'everything but the dropped periods arrived');
 });
 
-chTest('two shards behind Distributed tables: report returns the union', async (t) => {
+chTest('two shards behind Distributed tables: report returns the union; one agent inserts through them', async (t) => {
   const a = await ch.createServer(tmp, 'shard1');
   const b = await ch.createServer(tmp, 'shard2');
   servers.push(a, b);
@@ -257,6 +319,42 @@ chTest('two shards behind Distributed tables: report returns the union', async (
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=alpha'])).stdout)), sorted(own[0]));
   assert.deepStrictEqual(sorted(reportStacks((await report(url, ['service=beta'])).stdout)), sorted(own[1]), 'the other shard\'s rows');
   assert.deepStrictEqual(sorted(reportStacks((await report(url, [])).stdout)), sorted(merge(own[0], own[1])), 'the union');
+
+  // one agent inserting through the Distributed tables: stacks land on both shards (sharded by
+  // stack_hash), its samples on the shard its host hashes to (cityHash64(host)), and report
+  // through the Distributed tables equals its own folded output
+  // (tables of their own: the stacks above went to both shards' local tables)
+  const dist = await runPlain(['schema', '--cluster', 'two', '--database', 'fleet', '--table', 'dist']);
+  assert.strictEqual(dist.code, 0, dist.stderr);
+  for (const s of [a, b])
+    for (const q of dist.stdout.replace(/^--.*$/mg, '').split(';').map((x) => x.trim()).filter(Boolean)) await s.query(q.replace(' ON CLUSTER two', ''));
+  const distUrl = a.url('fleet.dist');
+  const fc = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'gamma' } });
+  t.after(() => fc.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'sd-'));
+  const r = await h.runV8walk(['--pid', String(fc.pid), '--period', '1', '--duration', '3', '--export', distUrl,
+    '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'p-%n.folded')]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const st = summary(r.stderr);
+  assert.ok(st.sent === st.periods && st.periods >= 3, r.stderr);
+  const mine = foldedByPid(periodFiles(dir)).get(fc.pid);
+  const localSamples = (s) => s.query("SELECT count(), sum(count) FROM fleet.dist_local_samples WHERE service = 'gamma' FORMAT TSV")
+    .then((x) => x.trim().split('\t').map(Number));
+  // the server that took the inserts forwards them in the background
+  await until(async () => (await localSamples(a))[1] + (await localSamples(b))[1] === total(mine), 20000);
+  const host = os.hostname().replace(/[\\']/g, '');
+  const shard = Number((await a.query(`SELECT cityHash64('${host}') % 2`)).trim());
+  const [onA, onB] = [await localSamples(a), await localSamples(b)];
+  assert.deepStrictEqual([onA[1], onB[1]], shard === 0 ? [total(mine), 0] : [0, total(mine)], `the host's samples on shard ${shard + 1}`);
+  const ownStacks = new Set(Object.keys(sorted(mine)));
+  const storedStacks = async () => Number((await a.query('SELECT uniqExact(stack_hash) FROM fleet.dist_stacks')).trim());
+  await until(async () => (await storedStacks()) >= ownStacks.size, 20000);
+  const hashes = async (s) => (await s.query('SELECT stack_hash FROM fleet.dist_local_stacks')).trim().split('\n').filter(Boolean);
+  const [stacksA, stacksB] = [await hashes(a), await hashes(b)];
+  assert.ok(stacksA.length > 0 && stacksB.length > 0, `stacks rows on both shards (${stacksA.length}, ${stacksB.length})`);
+  assert.deepStrictEqual(stacksA.filter((x) => stacksB.includes(x)), [], 'each stack on one shard');
+  assert.deepStrictEqual(sorted(reportStacks((await report(distUrl, ['service=gamma'])).stdout)), sorted(mine),
+    'report through the Distributed tables equals the agent\'s folded output');
 });
 
 chTest('https:// and clickhouses:// with the server\'s CA from V8WALK_CLICKHOUSE_CA; without it, one line', async (t) => {
@@ -294,7 +392,6 @@ chTest('bad URLs, refused connections, wrong credentials, a table of another sha
     ['a bad scheme', () => agent('mysql://127.0.0.1/db'), 2, /--export mysql:\/\/127\.0\.0\.1\/db: the address must start with clickhouse:\/\//],
     ['credentials in the URL', () => agent(`clickhouse://u:p@127.0.0.1:${s.ports.http}/default`), 2, /holds credentials, which `ps` would show/],
     ['a bad port', () => agent('clickhouse://127.0.0.1:99999/default'), 2, /the port must be a number from 1 to 65535/],
-    ['a refused connection', () => agent(`clickhouse://127.0.0.1:${refused}/default`), 1, /cannot reach ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ \(.*(refused|connect)/i],
     ['wrong credentials', () => agent(s.url('default'), { V8WALK_CLICKHOUSE_USER: 'agent', V8WALK_CLICKHOUSE_PASSWORD: 'wrong' }), 1, /refused the credentials.*Wrong password/],
     ['a table of another shape', () => agent(s.url('other')), 1, /table other\.v8walk_samples is not v8walk's: it has no column `host String`/],
     ['no table', () => agent(s.url('other.absent')), 1, /there is no table other\.absent_stacks/],
@@ -310,6 +407,14 @@ chTest('bad URLs, refused connections, wrong credentials, a table of another sha
     assert.strictEqual(lines.length, 1, `${name}: one line, not:\n${r.stderr}`);
     assert.match(lines[0], re, name);
   }
+  // a refused connection is not fatal to the agent: one line, its period spooled, exit 4 (waiting)
+  const down = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1', '--export', `clickhouse://127.0.0.1:${refused}/default`,
+    '--spool', path.join(tmp, 'refused-spool')]);
+  assert.strictEqual(down.code, 4, down.stderr);
+  const downLines = down.stderr.trim().split('\n');
+  assert.match(downLines[0], /^v8walk: --export: ClickHouse at http:\/\/127\.0\.0\.1:\d+\/ is unreachable \(.*(refused|connect).*\); periods are spooled/i);
+  assert.strictEqual(downLines.filter((l) => /export|ClickHouse/.test(l)).length, 2, `that line and the summary:\n${down.stderr}`);
+  assert.strictEqual(summary(down.stderr).pending, 1);
   // right credentials from a file work (and the agent user exists: the wrong password was the fault)
   const cred = path.join(tmp, 'cred');
   fs.writeFileSync(cred, `agent:${ch.AGENT_PASSWORD}\n`, { mode: 0o600 });

@@ -8,13 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "../../export/ch_check.h"
+#include "../../export/ch_http.h"
 #include "../../export/ch_report.h"
 #include "../../export/ch_sql.h"
 #include "../../export/ch_url.h"
 #include "../../export/frame_parse.h"
 #include "../../export/gzip_buf.h"
 #include "../../export/hash_index.h"
+#include "../../export/period_rows.h"
 #include "../../export/rowbinary.h"
 #include "../../export/service_name.h"
 #include "../../export/spool.h"
@@ -67,6 +71,20 @@ Test(export, url_refused)
 	cr_assert_not(url("clickhouse://h/1db", &u));
 	cr_assert_not(url("clickhouse://h h/db", &u));
 	cr_assert_not(url("clickhouse:///db", &u));
+}
+
+/* the agent waits for an unreachable server but stops at a refused certificate or a bad option */
+Test(export, unreachable_is_told_from_misconfigured)
+{
+	cr_assert(ch_curl_unreachable(CURLE_COULDNT_CONNECT));
+	cr_assert(ch_curl_unreachable(CURLE_COULDNT_RESOLVE_HOST));
+	cr_assert(ch_curl_unreachable(CURLE_OPERATION_TIMEDOUT));
+	cr_assert(ch_curl_unreachable(CURLE_RECV_ERROR));
+	cr_assert(!ch_curl_unreachable(CURLE_OK));
+	cr_assert(!ch_curl_unreachable(CURLE_PEER_FAILED_VERIFICATION));
+	cr_assert(!ch_curl_unreachable(CURLE_SSL_CACERT_BADFILE));
+	cr_assert(!ch_curl_unreachable(CURLE_URL_MALFORMAT));
+	cr_assert(!ch_curl_unreachable(CURLE_WRITE_ERROR));
 }
 
 Test(export, rowbinary_round_trip)
@@ -217,6 +235,76 @@ Test(export, frame_text_round_trip)
 	round_trip("v8::internal::(anonymous namespace)::Invoke", FK_NATIVE);
 	round_trip("do_syscall_64_[k]", FK_KERNEL);
 	round_trip("_[j]", FK_JS);
+}
+
+/* Two empty profiles over one string table (its entry 0 the empty string). */
+static void two_profiles(struct intern *strings, struct profile *a, struct profile *b)
+{
+	intern_init(strings);
+	intern_str(strings, "");
+	profile_init(a, strings, LINES_CURRENT);
+	profile_init(b, strings, LINES_CURRENT);
+}
+
+static void two_profiles_free(struct intern *strings, struct profile *a, struct profile *b)
+{
+	profile_free(a);
+	profile_free(b);
+	intern_free(strings);
+}
+
+/* a period's stacks rows keep the kinds folded text does not say (a builtin, a V8 frame type):
+ * read back as report reads them, a builtin is a builtin again, the folded text and the hash are
+ * those of the agent's own folded output */
+Test(export, stacks_rows_keep_frame_kinds)
+{
+	struct intern strings;
+	struct profile p, back;
+	two_profiles(&strings, &p, &back);
+	struct frame f[4];
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
+	memset(&f[1], 0, sizeof(f[1]));
+	f[1].kind = FK_BUILTIN;
+	f[1].name = f[1].fn_name = intern_str(&strings, "Builtins_InterpreterEntryTrampoline");
+	f[2] = f[1];
+	f[2].kind = FK_V8_TYPED;
+	f[2].name = f[2].fn_name = intern_str(&strings, "[entry]");
+	frame_parse(&strings, "node::Start", 11, &f[3]);
+	struct sample s = {.pid = getpid(), .tid = getpid(), .process_name = intern_str(&strings, "node"),
+			   .thread_role = intern_str(&strings, "main"), .frames = f, .n = 4};
+	profile_add_weighted(&p, &s, 3);
+	struct row_context rc;
+	row_context_init(&rc, "svc", 99);
+	struct period_batch b;
+	period_batch_init(&b);
+	period_batch_fill(&b, &rc, &p, 1000);
+	cr_assert_eq(b.nstacks, 1);
+	const char *folded = "node::Start;[entry];Builtins_InterpreterEntryTrampoline;leaf (/a.js:3)_[j]";
+	cr_assert_eq(b.stack_hashes[0], stack_hash_of(folded, strlen(folded)), "the hash of the folded text");
+	cr_assert(memmem(b.stacks.s, b.stacks.len, "Builtins_InterpreterEntryTrampoline_[b]", 39), "stored with its marker");
+	struct stack_count counts[] = {{b.stack_hashes[0], 3}};
+	size_t missing;
+	struct strbuf why;
+	sb_init(&why);
+	cr_assert(ch_report_add_stacks(&back, counts, 1, b.stacks.s, b.stacks.len, "svc", &missing, &why), "%s", why.s);
+	bool builtin = false, typed = false;
+	for (size_t i = 0; i < back.nframes; i++) {
+		builtin |= back.frames[i].kind == FK_BUILTIN &&
+			   !strcmp(intern_get(&strings, back.frames[i].name), "Builtins_InterpreterEntryTrampoline");
+		typed |= back.frames[i].kind == FK_V8_TYPED && !strcmp(intern_get(&strings, back.frames[i].name), "[entry]");
+	}
+	cr_assert(builtin && typed, "the kinds came back");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	cr_assert_eq(write_folded(&back, &(struct write_opts){0}, out), 0);
+	fclose(out);
+	cr_assert(strstr(text, folded) && strstr(text, " 3\n"), "%s", text);
+	free(text);
+	sb_free(&why);
+	period_batch_free(&b);
+	row_context_free(&rc);
+	two_profiles_free(&strings, &p, &back);
 }
 
 Test(export, package_json_name)
@@ -382,11 +470,8 @@ Test(export, hash_index_holds_zero)
 Test(export, weighted_add_equals_single_adds)
 {
 	struct intern strings;
-	intern_init(&strings);
-	intern_str(&strings, "");
 	struct profile one, many;
-	profile_init(&one, &strings, LINES_CURRENT);
-	profile_init(&many, &strings, LINES_CURRENT);
+	two_profiles(&strings, &one, &many);
 	struct frame f[2];
 	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
 	frame_parse(&strings, "node::Start", 11, &f[1]);
@@ -402,9 +487,81 @@ Test(export, weighted_add_equals_single_adds)
 		cr_assert_eq(one.nodes[i].total, many.nodes[i].total);
 		cr_assert_eq(one.nodes[i].self, many.nodes[i].self);
 	}
-	profile_free(&one);
-	profile_free(&many);
-	intern_free(&strings);
+	two_profiles_free(&strings, &one, &many);
+}
+
+/* Elements of the JSON array after `"key":[` in text (numbers, no nesting), and their sum. */
+static size_t json_numbers(const char *text, const char *key, double *sum)
+{
+	char want[64];
+	snprintf(want, sizeof(want), "\"%s\":[", key);
+	const char *at = strstr(text, want);
+	cr_assert(at, "%s in %s", key, text);
+	at += strlen(want);
+	size_t n = 0;
+	*sum = 0;
+	while (*at != ']') {
+		char *end;
+		*sum += strtod(at, &end);
+		cr_assert(end != at, "a number in %s at %.20s", key, at);
+		n++;
+		at = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static char *written(const struct profile *p, profile_write_fn write)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(write(p, &(struct write_opts){0}, f), 0);
+	fclose(f);
+	return text;
+}
+
+/* report's profile keeps weighted stacks, no record per sample: the same flame graph, pprof and
+ * tree as a timed one; speedscope weighs one sample per stack; a cpuprofile lists every
+ * sample, a period apart */
+Test(export, untimed_profile_keeps_counts_not_samples)
+{
+	struct intern strings;
+	struct profile timed, untimed;
+	two_profiles(&strings, &timed, &untimed);
+	profile_untimed(&untimed);
+	struct frame f[2];
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f[0]);
+	frame_parse(&strings, "main (/a.js:9)_[j]", 18, &f[1]);
+	struct sample s = {.process_name = intern_str(&strings, "svc"), .thread_role = intern_str(&strings, "all"),
+			   .frames = f, .n = 2};
+	struct sample outer = s;
+	outer.frames = &f[1];
+	outer.n = 1;
+	for (struct profile *p = &timed; p; p = p == &timed ? &untimed : NULL) {
+		profile_add_weighted(p, &s, 5);
+		profile_add_weighted(p, &outer, 3);
+	}
+	cr_assert_eq(untimed.samples, 8);
+	cr_assert_eq(untimed.nrecs, 0, "no record per sample");
+	cr_assert_eq(timed.nrecs, 8);
+	profile_write_fn same[] = {write_folded, write_tree, write_svg, write_pprof};
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char *a = written(&timed, same[i]), *b = written(&untimed, same[i]);
+		cr_assert_str_eq(a, b, "writer %zu", i);
+		free(a);
+		free(b);
+	}
+	double sum;
+	char *ss = written(&untimed, write_speedscope);
+	cr_assert_eq(json_numbers(ss, "weights", &sum), 2, "one sample per stack: %s", ss);
+	cr_assert_float_eq(sum, 8 * 10000.0, 1e-6, "%s", ss);
+	free(ss);
+	char *cp = written(&untimed, write_cpuprofile);
+	cr_assert_eq(json_numbers(cp, "samples", &sum), 8, "%s", cp);
+	cr_assert_eq(json_numbers(cp, "timeDeltas", &sum), 8, "%s", cp);
+	cr_assert_float_eq(sum, 8 * 10000.0, 1e-6, "%s", cp);
+	free(cp);
+	two_profiles_free(&strings, &timed, &untimed);
 }
 
 /* report's stacks answer: counted stacks added with their counts, one the answer lacks shown as
