@@ -153,9 +153,10 @@ static bool scan_tag(void *vctx, const struct v8_property *p)
 	struct tag_scan *c = vctx;
 	if (p->accessor || !p->value)
 		return true;
-	if (!c->to_string_tag && v8_is_string(c->h, p->value) && v8_symbol_is(c->h, p->key, "Symbol.toStringTag"))
+	/* the key first: the keys were copied in one batch (objects.c), a value is a read of its own */
+	if (!c->to_string_tag && v8_symbol_is(c->h, p->key, "Symbol.toStringTag") && v8_is_string(c->h, p->value))
 		c->to_string_tag = p->value;
-	else if (!c->constructor && v8_is_jsfunction(c->h, p->value) && v8_string_equals(c->h, p->key, "constructor"))
+	else if (!c->constructor && v8_string_equals(c->h, p->key, "constructor") && v8_is_jsfunction(c->h, p->value))
 		c->constructor = p->value;
 	return true;
 }

@@ -7,7 +7,28 @@
 #include "../util/xalloc.h"
 #include "strings.h"
 
-enum { MAX_PROPERTIES = 1024, MAX_BACK_POINTERS = 64 };
+enum { MAX_PROPERTIES = 1024, MAX_BACK_POINTERS = 64, KEY_PREFETCH = 64, KEYS_PREFETCHED = 128 };
+
+/* The keys of a descriptor array or dictionary (every `entry` words from `raw`, the key at word
+ * `key_at`) are each looked at by the loops below (their map, for its type; a string's length and
+ * first characters, for a name compared): one batched read of the first KEY_PREFETCH bytes of
+ * each, instead of a remote read per key — most of what naming a method call cost (the bundle:
+ * ~11 of 26 reads per sample). */
+static void prefetch_keys(const struct v8_heap *h, const uint64_t *raw, int64_t n, int32_t entry,
+			  int32_t key_at)
+{
+	uint64_t addrs[KEYS_PREFETCHED];
+	uint32_t lens[KEYS_PREFETCHED];
+	size_t k = 0;
+	for (int64_t i = 0; i < n && k < KEYS_PREFETCHED; i++) {
+		uint64_t key = raw[i * entry + key_at];
+		if (v8_is_heap_object(key)) {
+			addrs[k] = key - 1;
+			lens[k++] = KEY_PREFETCH;
+		}
+	}
+	mem_prefetch(h->mem, addrs, lens, k);
+}
 
 uint64_t v8_map_of(const struct v8_heap *h, uint64_t obj)
 {
@@ -111,6 +132,8 @@ static bool fast_properties(const struct v8_heap *h, uint64_t obj, uint64_t map,
 	size_t words = (size_t)n * (size_t)entry;
 	uint64_t *raw = xmalloc(words * 8);
 	bool ok = v8_read_obj(h, desc, L->v[L_DESC_HEADER], raw, words * 8);
+	if (ok)
+		prefetch_keys(h, raw, n, entry, L->v[L_DESC_KEY]);
 	for (int64_t i = 0; ok && i < n; i++) {
 		uint64_t *e = raw + i * entry;
 		uint64_t key = e[L->v[L_DESC_KEY]], details = e[L->v[L_DESC_DETAILS]];
@@ -150,6 +173,8 @@ static bool dictionary_properties(const struct v8_heap *h, uint64_t obj, v8_prop
 	size_t words = (size_t)(cap * entry);
 	uint64_t *raw = xmalloc(words * 8);
 	bool ok = v8_read_obj(h, dict, L->v[L_FIXED_ARRAY_DATA] + (int32_t)(8 * first), raw, words * 8);
+	if (ok)
+		prefetch_keys(h, raw, cap, entry, 0);
 	for (int64_t i = 0; ok && i < cap; i++) {
 		uint64_t *e = raw + i * entry;
 		if (!v8_is_smi(e[2]) || !is_name(h, e[0]))
