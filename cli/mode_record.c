@@ -5,13 +5,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "../util/text_escape.h"
-#include "diagnose.h"
+#include "../sampling/diagnose.h"
 #include "launch.h"
-#include "launch_trace.h"
+#include "../ptrace/launch_trace.h"
 #include "modes.h"
 #include "live_hooks.h"
 #include "../util/clock.h"
@@ -153,13 +152,13 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 {
 	struct node_scan ns;
 	node_scan_init(&ns);
-	int code = EXIT_OK;
-	bool node = launch_trace_until_node(l->pid, &ns, &code);
+	int status = 0;
+	bool node = launch_trace_until_node(l->pid, &ns, &status);
 	node_scan_free(&ns);
 	if (!node) {
 		fprintf_text(stderr, "v8walk: %s never ran node (no V8 was ever mapped), so nothing was "
 				"sampled\n", l->program);
-		return code;
+		return status < 0 ? EXIT_ERROR : shell_exit_code(status);
 	}
 	struct options lo = *o;
 	lo.pid = l->pid;
@@ -176,7 +175,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 		/* node, but not one v8walk can read: it runs on, untraced */
 		fprintf_text(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
 		sb_free(&why);
-		ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
+		launch_trace_let_go(l->pid);
 		return launch_wait(l);
 	}
 	sb_free(&why);
@@ -184,7 +183,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	session_adopt(&ss);
 	int rc = sample_and_write(&lo, &ss, &lh);
 	/* sampling ended first (--duration): the program runs on; wait for it */
-	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
+	int code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);
 	session_close(&ss);
 	return rc ? rc : code;
@@ -204,8 +203,9 @@ static int record_launch(const struct options *o)
 		sb_free(&why);
 		return rc;
 	}
-	if (ptrace(PTRACE_SEIZE, l.pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) != 0) {
-		sb_printf(&why, "cannot trace the program (%s)", strerror(errno));
+	int err = launch_trace_seize(l.pid);
+	if (err) {
+		sb_printf(&why, "cannot trace the program (%s)", strerror(-err));
 		launch_abort(&l);
 		int rc = o->sampler == SAMPLER_AUTO ? mode_bpf(o, why.s) : fail_msg(why.s);
 		sb_free(&why);
@@ -214,7 +214,7 @@ static int record_launch(const struct options *o)
 	struct stop_signals stop;
 	stop_signals_init(&stop, l.pid);
 	int code;
-	int err = launch_release(&l);
+	err = launch_release(&l);
 	if (err) {
 		code = launch_failed(&l, err);
 	} else {

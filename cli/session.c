@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "diagnose.h"
+#include "../sampling/diagnose.h"
 #include "modes.h"
 
 enum { DETACH_TIMEOUT_NS = 1000 * 1000 * 1000 };

@@ -8,8 +8,8 @@
 #include "../symtab/perfmap.h"
 #include "../util/intern.h"
 #include "../v8/scripts.h"
-#include "../walker/sampler.h"
-#include "../walker/tracer.h"
+#include "../ptrace/sampler.h"
+#include "../ptrace/tracer.h"
 
 void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
 /* "v8walk: WHO exited (status N)" / "was killed by signal N" / "exited" (status unknown). */
