@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -11,8 +12,10 @@
 #include "../sampling/diagnose.h"
 #include "launch.h"
 #include "../ptrace/launch_trace.h"
+#include "../ptrace/ptrace_backend.h"
 #include "modes.h"
 #include "live_hooks.h"
+#include "run_loop.h"
 #include "../util/clock.h"
 #include "../profile/profile.h"
 #include "session.h"
@@ -45,39 +48,34 @@ static void describe_session(void *ctx, const struct options *o, struct profile 
 	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
 }
 
-/* The header figures of `top`. */
-static void session_status(void *ctx, struct top_status *st)
-{
-	const struct live_session *ss = ctx;
-	*st = (struct top_status){.sampler = "ptrace", .threads = ss->tr.threads_seen,
-				  .samples = ss->s.st.samples, .errors = ss->s.st.truncated,
-				  .missed = ss->s.st.missed,
-				  .max_lag_ms = (double)ss->s.st.max_lag_ns / 1e6};
-}
-
 /* Sample an attached (or adopted) session, detach, write the profile (or the last period's);
  * `top` shows it while it runs. */
 static int sample_and_write(const struct options *o, struct live_session *ss,
-			    struct live_hooks *lh)
+			    struct live_hooks *lh, struct stop_signals *stop)
 {
 	announce(o, ss, ss->tg.pid);
 	uint64_t start = now_ns();
 	lh->po.period_start_ns = start;
+	struct sampler_backend b = ptrace_backend(&ss->s);
 	if (o->top) {
 		char title[512];
 		struct strbuf rt;
 		sb_init(&rt);
 		v8_runtime_describe(&ss->tg.rt, &rt);
 		top_view_title_of(ss->tg.pid, title, sizeof(title));
-		top_view_open(&lh->tv, o, lh->po.prof, lh->po.sig, session_status, ss, title, rt.s, start);
-		lh->top = true;
+		live_hooks_open_top(lh, &b, title, rt.s, start);
 		sb_free(&rt);
 	}
-	sampler_run(&ss->s);
+	run_loop(&b, o->duration_s, stop, lh);
 	session_detach(ss);
 	int rc = live_hooks_finish(lh, ss->s.st.end_ns);
 	if (!o->quiet) {
-		print_summary(stderr, &ss->s, &ss->tr);
+		if (getenv("V8WALK_STATS"))
+			print_ptrace_cache_stats(stderr, &ss->s);
+		struct run_stats st;
+		b.ops->stats(b.ctx, &st);
+		print_run_summary(stderr, &st);
+		print_ptrace_notes(stderr, &ss->s);
 		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
 		if (ss->sw.sourcemaps)
 			sm_store_summary(ss->sw.sourcemaps, stderr);
@@ -85,24 +83,12 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 	return rc;
 }
 
-static void sampler_opts_for(const struct options *o, const struct stop_signals *stop,
-			     struct sampler_opts *so)
+static void sampler_opts_for(const struct options *o, struct sampler_opts *so)
 {
 	*so = (struct sampler_opts){.rate_hz = o->rate_hz,
 				    .duration_s = o->duration_s,
 				    .idle = o->idle,
-				    .stack_chunk = (size_t)o->stack_kb << 10,
-				    .stop_fd = stop->fd,
-				    .should_stop = stop_signals_check_cb,
-				    .stop_ctx = (void *)stop};
-}
-
-/* The loop's hook: SIGUSR1, --period, top (live_hooks.h). */
-static void sampler_hook(const struct options *o, struct sampler_opts *so, struct live_hooks *lh)
-{
-	so->on_interval = live_hooks_due;
-	so->interval_ctx = lh;
-	so->interval_ns = live_hooks_interval_ns(o);
+				    .stack_chunk = (size_t)o->stack_kb << 10};
 }
 
 static int record_pid(const struct options *o)
@@ -110,12 +96,11 @@ static int record_pid(const struct options *o)
 	struct stop_signals stop;
 	stop_signals_init(&stop, 0);
 	struct sampler_opts so;
-	sampler_opts_for(o, &stop, &so);
+	sampler_opts_for(o, &so);
 	struct profile prof;
 	struct live_session ss;
 	struct live_hooks lh = {.top = false};
 	periodic_output_init(&lh.po, o, &prof, &stop, describe_session, &ss, 0);
-	sampler_hook(o, &so, &lh);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return EXIT_ERROR;
@@ -124,7 +109,7 @@ static int record_pid(const struct options *o)
 	int rc = EXIT_ERROR;
 	int err = session_try_attach(&ss);
 	if (err == 0) {
-		rc = sample_and_write(o, &ss, &lh);
+		rc = sample_and_write(o, &ss, &lh, &stop);
 	} else {
 		struct strbuf why;
 		sb_init(&why);
@@ -163,12 +148,11 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	struct options lo = *o;
 	lo.pid = l->pid;
 	struct sampler_opts so;
-	sampler_opts_for(o, stop, &so);
+	sampler_opts_for(o, &so);
 	struct profile prof;
 	struct live_session ss;
 	struct live_hooks lh = {.top = false};
 	periodic_output_init(&lh.po, &lo, &prof, stop, describe_session, &ss, 0);
-	sampler_hook(o, &so, &lh);
 	struct strbuf why;
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
@@ -181,7 +165,7 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 	sb_free(&why);
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	session_adopt(&ss);
-	int rc = sample_and_write(&lo, &ss, &lh);
+	int rc = sample_and_write(&lo, &ss, &lh, stop);
 	/* sampling ended first (--duration): the program runs on; wait for it */
 	int code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);
