@@ -246,8 +246,9 @@ static int wait_fd(void *ctx)
 	return bpf_sampler_fd(b->bs);
 }
 
-static void start(void *ctx, uint64_t now)
+static void start(void *ctx, uint64_t now, uint64_t end)
 {
+	(void)end;
 	struct bpf_backend *b = ctx;
 	b->start_ns = b->last_check_ns = b->last_scan_ns = now;
 }

@@ -86,7 +86,6 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 static void sampler_opts_for(const struct options *o, struct sampler_opts *so)
 {
 	*so = (struct sampler_opts){.rate_hz = o->rate_hz,
-				    .duration_s = o->duration_s,
 				    .idle = o->idle,
 				    .stack_chunk = (size_t)o->stack_kb << 10};
 }

@@ -16,7 +16,7 @@ void run_loop(const struct sampler_backend *b, double duration_s, struct stop_si
 	uint64_t hook_ns = live_hooks_interval_ns(lh->po.o);
 	uint64_t next_hook = start + hook_ns;
 	bool fd_ready = false;
-	ops->start(b->ctx, start);
+	ops->start(b->ctx, start, deadline);
 	for (;;) {
 		uint64_t wake = ops->step(b->ctx, now_ns(), fd_ready);
 		if (wake == 0) /* no target left */

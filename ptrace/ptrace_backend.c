@@ -11,9 +11,9 @@ static int wait_fd(void *ctx)
 	return s->tr->sigchld_fd;
 }
 
-static void start(void *ctx, uint64_t now)
+static void start(void *ctx, uint64_t now, uint64_t end)
 {
-	sampler_start(ctx, now);
+	sampler_start(ctx, now, end);
 }
 
 static uint64_t step(void *ctx, uint64_t now, bool fd_ready)

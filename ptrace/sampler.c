@@ -305,17 +305,18 @@ static void mark(struct sampler *s, struct sampler_mark *m)
 				   .stop_reads = s->st.stop_reads, .stops = s->st.pauses.n};
 }
 
-void sampler_start(struct sampler *s, uint64_t now)
+void sampler_start(struct sampler *s, uint64_t now, uint64_t end)
 {
 	s->st.start_ns = now;
 	s->next_tick_ns = s->last_scan_ns = now;
-	s->half_ns = s->opts.duration_s > 0 ? now + (uint64_t)(s->opts.duration_s * 1e9) / 2 : 0;
+	s->end_ns = end;
+	s->half_ns = end ? now + (end - now) / 2 : 0;
 }
 
 /* Every 1/rate s on average: the threads that run are asked to stop. */
 static void tick_when_due(struct sampler *s, uint64_t now)
 {
-	if (now < s->next_tick_ns)
+	if (now < s->next_tick_ns || (s->end_ns && now >= s->end_ns))
 		return;
 	if (now - s->last_scan_ns > THREAD_SCAN_NS) {
 		tracer_scan_threads(s->tr);

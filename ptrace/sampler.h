@@ -24,7 +24,6 @@
 
 struct sampler_opts {
 	double rate_hz;      /* mean sampling rate (intervals are jittered ±50%) */
-	double duration_s;   /* 0 = until interrupted (its middle starts the steady-state figures) */
 	bool idle;           /* also sample threads that are not running (wall-clock view) */
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
 	bool normal_priority; /* never switch to SCHED_FIFO while threads are stopped */
@@ -86,7 +85,9 @@ struct sampler {
 	struct capture_pool captures;
 	struct rt_sched rt;
 	uint64_t tick_ns; /* when the threads of the current tick were asked to stop */
-	uint64_t next_tick_ns, last_scan_ns, half_ns; /* the schedule of sampler_step */
+	/* the schedule of sampler_step: the next tick, the last look for new threads, the middle
+	 * and the end of the run (0: not known) */
+	uint64_t next_tick_ns, last_scan_ns, half_ns, end_ns;
 	/* scratch for the frames of the capture being decoded */
 	struct frame frames[STACKWALK_MAX_FRAMES + 8];
 	/* captured samples waiting for stage 2 (native names, labels, the sink) */
@@ -106,8 +107,9 @@ void sampler_free(struct sampler *s);
  * and kept only if what they were read from was not moved meanwhile (walker/validate.h). */
 void sampler_on_stop(void *ctx, struct tthread *t);
 /* The live loop, in the steps the CLI's loop drives (sampling/backend.h; ptrace_backend.h):
- * sampling starts at now; */
-void sampler_start(struct sampler *s, uint64_t now);
+ * sampling starts at now and ends at end (0: unknown; from its middle on, the steady-state
+ * figures are counted, and no tick is made at or after it); */
+void sampler_start(struct sampler *s, uint64_t now, uint64_t end);
 /* keep the target's events flowing, ask the threads that are due to stop (the stops are handled
  * as they arrive, through the tracer's SIGCHLD signalfd), name what was copied once every stop of
  * the tick was handled and hand it to the sink; returns when to step again (0: the target is

@@ -34,8 +34,8 @@ struct sampler_backend_ops {
 	const char *name;
 	/* readable when step has work that did not come from its own timer */
 	int (*wait_fd)(void *ctx);
-	/* sampling starts at now_ns */
-	void (*start)(void *ctx, uint64_t now_ns);
+	/* sampling starts at now_ns and ends at end_ns (0: when the loop stops it) */
+	void (*start)(void *ctx, uint64_t now_ns, uint64_t end_ns);
 	/* Do what is due at now_ns (fd_ready: wait_fd was reported readable) and hand the finished
 	 * samples to the sink. Returns when the backend wants to run again if its fd stays quiet
 	 * (monotonic ns), or 0 when no target is left to sample. */
