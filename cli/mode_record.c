@@ -2,11 +2,9 @@
  * sample it until the duration ends, a signal arrives or it exits, detach, and write the profile
  * (tree or folded stacks). In --mode auto, a refused attach hands over to the eBPF sampler. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "../util/text_escape.h"
 #include "../sampling/diagnose.h"
