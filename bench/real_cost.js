@@ -112,7 +112,7 @@ function profilerArgs(config, pid, seconds) {
   return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), '--raw', '-o', '/dev/null']];
 }
 
-// v8walk's summary line (cli/summary.c, cli/mode_bpf.c); figures it does not print are absent.
+// v8walk's summary line (cli/summary.c: print_run_summary, for both samplers); figures it does not print are absent.
 function parseSummary(tool, stderr) {
   const num = (re) => { const m = re.exec(stderr); return m ? Number(m[1]) : undefined; };
   const s = {

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diagnose.h"
+#include "../sampling/diagnose.h"
 
 enum { CAP_SYS_ADMIN_BIT = 21, CAP_PERFMON_BIT = 38, CAP_BPF_BIT = 39 };
 

@@ -1,9 +1,28 @@
 /* live_hooks.c — periodic output and `top` behind one loop callback. */
 #include "live_hooks.h"
 
-bool live_hooks_due(void *ctx, uint64_t now)
+/* The header figures of `top`, from the backend's statistics. */
+static void top_status(void *ctx, struct top_status *out)
 {
-	struct live_hooks *lh = ctx;
+	const struct sampler_backend *b = ctx;
+	struct run_stats st;
+	b->ops->stats(b->ctx, &st);
+	*out = (struct top_status){.sampler = st.sampler, .threads = st.threads,
+				   .samples = st.samples, .errors = st.truncated + st.malformed,
+				   .missed = st.missed, .max_lag_ms = (double)st.max_lag_ns / 1e6};
+}
+
+void live_hooks_open_top(struct live_hooks *lh, const struct sampler_backend *b,
+			 const char *title, const char *runtime, uint64_t start_ns)
+{
+	lh->backend = *b;
+	top_view_open(&lh->tv, lh->po.o, lh->po.prof, lh->po.sig, top_status, &lh->backend, title,
+		      runtime, start_ns);
+	lh->top = true;
+}
+
+bool live_hooks_due(struct live_hooks *lh, uint64_t now)
+{
 	periodic_output_due(&lh->po, now);
 	return lh->top && top_view_due(&lh->tv, now);
 }

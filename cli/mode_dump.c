@@ -28,7 +28,7 @@ static void collect(void *ctx, struct tthread *t, const char *role, char state,
 
 int mode_dump(const struct options *o)
 {
-	struct sampler_opts so = {.rate_hz = 1, .stack_chunk = (size_t)o->stack_kb << 10, .stop_fd = -1};
+	struct sampler_opts so = {.rate_hz = 1, .stack_chunk = (size_t)o->stack_kb << 10};
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
 		return EXIT_ERROR;

@@ -2,18 +2,18 @@
  * sample it until the duration ends, a signal arrives or it exits, detach, and write the profile
  * (tree or folded stacks). In --mode auto, a refused attach hands over to the eBPF sampler. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/wait.h>
 
 #include "../util/text_escape.h"
-#include "diagnose.h"
+#include "../sampling/diagnose.h"
 #include "launch.h"
-#include "launch_trace.h"
+#include "../ptrace/launch_trace.h"
+#include "../ptrace/ptrace_backend.h"
 #include "modes.h"
 #include "live_hooks.h"
+#include "run_loop.h"
 #include "../util/clock.h"
 #include "../profile/profile.h"
 #include "session.h"
@@ -46,39 +46,34 @@ static void describe_session(void *ctx, const struct options *o, struct profile 
 	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
 }
 
-/* The header figures of `top`. */
-static void session_status(void *ctx, struct top_status *st)
-{
-	const struct live_session *ss = ctx;
-	*st = (struct top_status){.sampler = "ptrace", .threads = ss->tr.threads_seen,
-				  .samples = ss->s.st.samples, .errors = ss->s.st.truncated,
-				  .missed = ss->s.st.missed,
-				  .max_lag_ms = (double)ss->s.st.max_lag_ns / 1e6};
-}
-
 /* Sample an attached (or adopted) session, detach, write the profile (or the last period's);
  * `top` shows it while it runs. */
 static int sample_and_write(const struct options *o, struct live_session *ss,
-			    struct live_hooks *lh)
+			    struct live_hooks *lh, struct stop_signals *stop)
 {
 	announce(o, ss, ss->tg.pid);
 	uint64_t start = now_ns();
 	lh->po.period_start_ns = start;
+	struct sampler_backend b = ptrace_backend(&ss->s);
 	if (o->top) {
 		char title[512];
 		struct strbuf rt;
 		sb_init(&rt);
 		v8_runtime_describe(&ss->tg.rt, &rt);
 		top_view_title_of(ss->tg.pid, title, sizeof(title));
-		top_view_open(&lh->tv, o, lh->po.prof, lh->po.sig, session_status, ss, title, rt.s, start);
-		lh->top = true;
+		live_hooks_open_top(lh, &b, title, rt.s, start);
 		sb_free(&rt);
 	}
-	sampler_run(&ss->s);
+	run_loop(&b, o->duration_s, stop, lh);
 	session_detach(ss);
 	int rc = live_hooks_finish(lh, ss->s.st.end_ns);
 	if (!o->quiet) {
-		print_summary(stderr, &ss->s, &ss->tr);
+		if (getenv("V8WALK_STATS"))
+			print_ptrace_cache_stats(stderr, &ss->s);
+		struct run_stats st;
+		b.ops->stats(b.ctx, &st);
+		print_run_summary(stderr, &st);
+		print_ptrace_notes(stderr, &ss->s);
 		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
 		if (ss->sw.sourcemaps)
 			sm_store_summary(ss->sw.sourcemaps, stderr);
@@ -86,24 +81,11 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 	return rc;
 }
 
-static void sampler_opts_for(const struct options *o, const struct stop_signals *stop,
-			     struct sampler_opts *so)
+static void sampler_opts_for(const struct options *o, struct sampler_opts *so)
 {
 	*so = (struct sampler_opts){.rate_hz = o->rate_hz,
-				    .duration_s = o->duration_s,
 				    .idle = o->idle,
-				    .stack_chunk = (size_t)o->stack_kb << 10,
-				    .stop_fd = stop->fd,
-				    .should_stop = stop_signals_check_cb,
-				    .stop_ctx = (void *)stop};
-}
-
-/* The loop's hook: SIGUSR1, --period, top (live_hooks.h). */
-static void sampler_hook(const struct options *o, struct sampler_opts *so, struct live_hooks *lh)
-{
-	so->on_interval = live_hooks_due;
-	so->interval_ctx = lh;
-	so->interval_ns = live_hooks_interval_ns(o);
+				    .stack_chunk = (size_t)o->stack_kb << 10};
 }
 
 static int record_pid(const struct options *o)
@@ -111,12 +93,11 @@ static int record_pid(const struct options *o)
 	struct stop_signals stop;
 	stop_signals_init(&stop, 0);
 	struct sampler_opts so;
-	sampler_opts_for(o, &stop, &so);
+	sampler_opts_for(o, &so);
 	struct profile prof;
 	struct live_session ss;
 	struct live_hooks lh = {.top = false};
 	periodic_output_init(&lh.po, o, &prof, &stop, describe_session, &ss, 0);
-	sampler_hook(o, &so, &lh);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
 		return EXIT_ERROR;
@@ -125,7 +106,7 @@ static int record_pid(const struct options *o)
 	int rc = EXIT_ERROR;
 	int err = session_try_attach(&ss);
 	if (err == 0) {
-		rc = sample_and_write(o, &ss, &lh);
+		rc = sample_and_write(o, &ss, &lh, &stop);
 	} else {
 		struct strbuf why;
 		sb_init(&why);
@@ -153,38 +134,37 @@ static int follow_launched(const struct options *o, struct launch *l, struct sto
 {
 	struct node_scan ns;
 	node_scan_init(&ns);
-	int code = EXIT_OK;
-	bool node = launch_trace_until_node(l->pid, &ns, &code);
+	int status = 0;
+	bool node = launch_trace_until_node(l->pid, &ns, &status);
 	node_scan_free(&ns);
 	if (!node) {
 		fprintf_text(stderr, "v8walk: %s never ran node (no V8 was ever mapped), so nothing was "
 				"sampled\n", l->program);
-		return code;
+		return status < 0 ? EXIT_ERROR : shell_exit_code(status);
 	}
 	struct options lo = *o;
 	lo.pid = l->pid;
 	struct sampler_opts so;
-	sampler_opts_for(o, stop, &so);
+	sampler_opts_for(o, &so);
 	struct profile prof;
 	struct live_session ss;
 	struct live_hooks lh = {.top = false};
 	periodic_output_init(&lh.po, &lo, &prof, stop, describe_session, &ss, 0);
-	sampler_hook(o, &so, &lh);
 	struct strbuf why;
 	sb_init(&why);
 	if (!session_open_why(&ss, &lo, &so, profile_sink, &prof, &why)) {
 		/* node, but not one v8walk can read: it runs on, untraced */
 		fprintf_text(stderr, "v8walk: %s; it runs on without being sampled\n", why.s);
 		sb_free(&why);
-		ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
+		launch_trace_let_go(l->pid);
 		return launch_wait(l);
 	}
 	sb_free(&why);
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	session_adopt(&ss);
-	int rc = sample_and_write(&lo, &ss, &lh);
+	int rc = sample_and_write(&lo, &ss, &lh, stop);
 	/* sampling ended first (--duration): the program runs on; wait for it */
-	code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
+	int code = ss.s.st.target_exited ? shell_exit_code(ss.s.st.exit_status) : launch_wait(l);
 	profile_free(&prof);
 	session_close(&ss);
 	return rc ? rc : code;
@@ -204,8 +184,9 @@ static int record_launch(const struct options *o)
 		sb_free(&why);
 		return rc;
 	}
-	if (ptrace(PTRACE_SEIZE, l.pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) != 0) {
-		sb_printf(&why, "cannot trace the program (%s)", strerror(errno));
+	int err = launch_trace_seize(l.pid);
+	if (err) {
+		sb_printf(&why, "cannot trace the program (%s)", strerror(-err));
 		launch_abort(&l);
 		int rc = o->sampler == SAMPLER_AUTO ? mode_bpf(o, why.s) : fail_msg(why.s);
 		sb_free(&why);
@@ -214,7 +195,7 @@ static int record_launch(const struct options *o)
 	struct stop_signals stop;
 	stop_signals_init(&stop, l.pid);
 	int code;
-	int err = launch_release(&l);
+	err = launch_release(&l);
 	if (err) {
 		code = launch_failed(&l, err);
 	} else {

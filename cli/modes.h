@@ -10,7 +10,7 @@
 #include "../profile/profile.h"
 #include "../symtab/addrspace.h"
 #include "../v8/runtime.h"
-#include "target.h"
+#include "../sampling/target.h"
 
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);

@@ -16,7 +16,7 @@ enum run_mode { MODE_RECORD, MODE_DUMP, MODE_CORE };
 /* how samples are taken: --mode */
 enum sampler_kind {
 	SAMPLER_AUTO,   /* ptrace, or eBPF where ptrace cannot be used */
-	SAMPLER_PTRACE, /* stop each thread briefly (walker/tracer.c) */
+	SAMPLER_PTRACE, /* stop each thread briefly (ptrace/tracer.c) */
 	SAMPLER_BPF,    /* a kernel program copies each sample's stack (bpf/) */
 };
 

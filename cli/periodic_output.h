@@ -1,8 +1,8 @@
 /* periodic_output.h — profiles that keep flowing while sampling goes on: on SIGUSR1 the profile
  * so far is written to -o (sampling continues, nothing is reset), and with --period SEC each
  * period's samples go to a file of their own (-o's %n and strftime fields), the aggregation being
- * emptied after each file so that memory stays flat. Both samplers call periodic_output_due from
- * their loops (sampler_opts.on_interval, the eBPF loop) and periodic_output_finish at the end. */
+ * emptied after each file so that memory stays flat. The sampling loop (run_loop.h) calls
+ * periodic_output_due through live_hooks.h, and periodic_output_finish is called at the end. */
 #ifndef V8WALK_PERIODIC_OUTPUT_H
 #define V8WALK_PERIODIC_OUTPUT_H
 
@@ -39,7 +39,7 @@ void periodic_output_init(struct periodic_output *po, const struct options *o, s
 			  const struct stop_signals *sig, describe_fn describe, void *ctx,
 			  uint64_t start_ns);
 /* Write what is due at `now` (a SIGUSR1 that arrived, a period that ended). Always false (the
- * run goes on): it has the shape of sampler_opts.on_interval. */
+ * run goes on). */
 bool periodic_output_due(void *ctx, uint64_t now_ns);
 /* The run ended at end_ns: write the whole profile, or the last period's. Returns 0 or 1. */
 int periodic_output_finish(struct periodic_output *po, uint64_t end_ns);

@@ -3,10 +3,9 @@
 
 #include <string.h>
 
-#include "diagnose.h"
+#include "../ptrace/ptrace_backend.h"
+#include "../sampling/diagnose.h"
 #include "modes.h"
-
-enum { DETACH_TIMEOUT_NS = 1000 * 1000 * 1000 };
 
 bool session_open_why(struct live_session *ss, const struct options *o,
 		      const struct sampler_opts *so, sample_sink_fn sink, void *sink_ctx,
@@ -81,7 +80,7 @@ void session_adopt(struct live_session *ss)
 void session_detach(struct live_session *ss)
 {
 	if (ss->attached)
-		tracer_detach_all(&ss->tr, DETACH_TIMEOUT_NS);
+		ptrace_backend_ops.close(&ss->s);
 	ss->attached = false;
 }
 

@@ -4,12 +4,12 @@
 #define V8WALK_SESSION_H
 
 #include "../util/intern.h"
-#include "../walker/sampler.h"
+#include "../ptrace/sampler.h"
 #include "../walker/stackwalk.h"
-#include "../walker/tracer.h"
+#include "../ptrace/tracer.h"
 #include "../sourcemap/store.h"
 #include "options.h"
-#include "target.h"
+#include "../sampling/target.h"
 
 struct live_session {
 	struct live_target tg;

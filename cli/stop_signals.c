@@ -56,8 +56,3 @@ bool stop_signals_check(struct stop_signals *s)
 	}
 	return stop;
 }
-
-bool stop_signals_check_cb(void *ctx)
-{
-	return stop_signals_check(ctx);
-}

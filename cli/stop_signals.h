@@ -24,7 +24,5 @@ int stop_signals_init(struct stop_signals *s, pid_t child);
 void stop_signals_close(struct stop_signals *s);
 /* Read what arrived; true when v8walk should stop now. */
 bool stop_signals_check(struct stop_signals *s);
-/* For sampler_opts.should_stop. */
-bool stop_signals_check_cb(void *ctx);
 
 #endif

@@ -1,6 +1,7 @@
 /* summary.c — run statistics for the user (and for benchmarks, which parse this line). */
 #include "../util/text_escape.h"
 #include "summary.h"
+#include "../util/strbuf.h"
 
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -15,7 +16,7 @@ double own_cpu_seconds(void)
 }
 
 /* V8WALK_STATS=1: how the caches behaved (for tuning the cost of a sample). */
-static void print_cache_stats(FILE *out, const struct sampler *s)
+void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 {
 	const struct stackwalk *sw = s->sw;
 	fprintf(out, "v8walk: caches: functions %lu hits %lu misses; call-site names %lu hits %lu "
@@ -31,29 +32,41 @@ static void print_cache_stats(FILE *out, const struct sampler *s)
 		(double)st->unwind_ns / n / 1e3, (double)st->objects_ns / n / 1e3);
 }
 
-void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr)
+void print_run_summary(FILE *out, const struct run_stats *st)
 {
-	if (getenv("V8WALK_STATS"))
-		print_cache_stats(out, s);
-	const struct sampler_stats *st = &s->st;
 	double secs = (double)(st->end_ns - st->start_ns) / 1e9;
 	double cpu = own_cpu_seconds();
-	uint64_t med = histogram_quantile(&st->pauses, 0.5), p99 = histogram_quantile(&st->pauses, 0.99);
-	uint64_t max = st->pauses.max_ns;
-	unsigned long errors = st->truncated + st->missed;
+	unsigned long errors = st->truncated + st->missed + st->malformed;
 	double total = (double)(st->samples + st->missed);
-	fprintf_text(out,
-		"v8walk: %lu samples in %.1f s (%.1f/s over %lu ticks, %lu threads seen); %lu with "
-		"JS frames; errors %lu (%.1f%%: %lu truncated, %lu missed); pause median %.0f us, "
-		"p99 %.0f us, max %.0f us (%.1f reads per sample, %.1f while stopped); max lag %.1f ms; "
-		"v8walk CPU %.1f%%\n",
-		st->samples, secs, secs > 0 ? (double)st->samples / secs : 0.0, st->ticks,
-		tr->threads_seen, st->samples - st->no_js, errors,
-		total > 0 ? 100.0 * (double)errors / total : 0.0, st->truncated, st->missed,
-		(double)med / 1e3, (double)p99 / 1e3, (double)max / 1e3,
-		st->samples ? (double)s->live.reads / (double)st->samples : 0.0,
-		st->pauses.n ? (double)st->stop_reads / (double)st->pauses.n : 0.0, (double)st->max_lag_ns / 1e6,
-		secs > 0 ? 100.0 * cpu / secs : 0.0);
+	struct strbuf line;
+	sb_init(&line);
+	sb_printf(&line, "v8walk: %lu samples in %.1f s (%.1f/s", st->samples, secs,
+		  secs > 0 ? (double)st->samples / secs : 0.0);
+	if (st->pauses)
+		sb_printf(&line, " over %lu ticks, %zu threads seen)", st->ticks, st->threads);
+	else
+		sb_printf(&line, ", %s; %zu processes, %zu threads seen)", st->sampler, st->processes,
+			  st->threads);
+	sb_printf(&line, "; %lu with JS frames; errors %lu (%.1f%%: %lu truncated, %lu %s)",
+		  st->samples - st->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
+		  st->truncated, st->missed, st->missed_as);
+	if (st->pauses) {
+		const struct histogram *h = st->pauses;
+		sb_printf(&line, "; pause median %.0f us, p99 %.0f us, max %.0f us (%.1f reads per "
+			  "sample, %.1f while stopped)", (double)histogram_quantile(h, 0.5) / 1e3,
+			  (double)histogram_quantile(h, 0.99) / 1e3, (double)h->max_ns / 1e3,
+			  st->samples ? (double)st->reads / (double)st->samples : 0.0,
+			  h->n ? (double)st->stop_reads / (double)h->n : 0.0);
+	}
+	sb_printf(&line, "; max lag %.1f ms; v8walk CPU %.1f%%\n", (double)st->max_lag_ns / 1e6,
+		  secs > 0 ? 100.0 * cpu / secs : 0.0);
+	fprintf_text(out, "%s", line.s);
+	sb_free(&line);
+}
+
+void print_ptrace_notes(FILE *out, const struct sampler *s)
+{
+	const struct sampler_stats *st = &s->st;
 	const struct sampler_mark *h = &st->half, *e = &st->end;
 	if (h->taken && e->taken && e->samples > h->samples && e->time_ns > h->time_ns) {
 		double n = (double)(e->samples - h->samples), stops = (double)(e->stops - h->stops);

@@ -1,4 +1,4 @@
-/* summary.h — the end-of-run line on stderr: samples, errors, achieved rate, pauses, own CPU. */
+/* summary.h — the end-of-run lines on stderr: samples, errors, achieved rate, pauses, own CPU. */
 #ifndef V8WALK_SUMMARY_H
 #define V8WALK_SUMMARY_H
 
@@ -8,10 +8,18 @@
 #include "../symtab/perfmap.h"
 #include "../util/intern.h"
 #include "../v8/scripts.h"
-#include "../walker/sampler.h"
-#include "../walker/tracer.h"
+#include "../ptrace/sampler.h"
+#include "../sampling/backend.h"
 
-void print_summary(FILE *out, const struct sampler *s, const struct tracer *tr);
+/* The line both samplers end with (benchmarks parse it): samples, achieved rate, errors, the
+ * pauses of a sampler that stops threads, lag, v8walk's CPU over the run. */
+void print_run_summary(FILE *out, const struct run_stats *st);
+/* V8WALK_STATS=1, before that line: how the ptrace sampler's caches behaved, where a stop's time
+ * went (for tuning the cost of a sample). */
+void print_ptrace_cache_stats(FILE *out, const struct sampler *s);
+/* What only the ptrace sampler says after that line: the steady state, samples a GC invalidated,
+ * a schedule it could not keep, the target's exit. */
+void print_ptrace_notes(FILE *out, const struct sampler *s);
 /* "v8walk: WHO exited (status N)" / "was killed by signal N" / "exited" (status unknown). */
 void print_exit_status(FILE *out, const char *who, bool known, int status);
 /* One line for each bound target data reached (a perf map cut short, the scripts' line tables or

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../../cli/diagnose.h"
+#include "../../sampling/diagnose.h"
 
 static struct access_facts base(void)
 {

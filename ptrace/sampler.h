@@ -1,6 +1,6 @@
-/* sampler.h — the live sampling loop: on a jittered timer, stop each running thread of the target
- * (one at a time), copy its registers and stack, walk it while it is stopped, resume it, then name
- * native frames and hand the stack to a sink. Ends on duration, SIGINT/SIGTERM or target exit. */
+/* sampler.h — live sampling over ptrace: on a jittered timer, stop each running thread of the
+ * target (one at a time), copy its registers and stack, walk it while it is stopped, resume it,
+ * then name native frames and hand the stack to a sink. */
 #ifndef V8WALK_SAMPLER_H
 #define V8WALK_SAMPLER_H
 
@@ -11,32 +11,22 @@
 #include "../profile/sample.h"
 #include "../util/histogram.h"
 #include "../util/intern.h"
-#include "frame.h"
-#include "maps_refresh.h"
+#include "../walker/frame.h"
+#include "../walker/maps_refresh.h"
 #include "../mem/memsrc_live.h"
 #include "../util/rt_sched.h"
-#include "capture.h"
-#include "stackwalk.h"
-#include "validate.h"
-#include "thread_labels.h"
+#include "../walker/capture.h"
+#include "../walker/stackwalk.h"
+#include "../walker/validate.h"
+#include "../walker/thread_labels.h"
 #include "tracer.h"
 
 
 struct sampler_opts {
 	double rate_hz;      /* mean sampling rate (intervals are jittered ±50%) */
-	double duration_s;   /* 0 = until interrupted */
 	bool idle;           /* also sample threads that are not running (wall-clock view) */
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
-	int stop_fd;         /* readable when v8walk may have to stop (signalfd), or -1 */
 	bool normal_priority; /* never switch to SCHED_FIFO while threads are stopped */
-	/* when stop_fd is readable: should the run end? (NULL: yes) */
-	bool (*should_stop)(void *ctx);
-	void *stop_ctx;
-	/* called from the loop every interval_ns (when set; between ticks, after the samples taken
-	 * so far reached the sink): writes the profile so far, refreshes `top`…; true ends the run */
-	bool (*on_interval)(void *ctx, uint64_t now_ns);
-	void *interval_ctx;
-	uint64_t interval_ns;
 };
 
 /* The counters at one instant: the second half of a run (from the middle of --duration to its
@@ -58,7 +48,6 @@ struct sampler_stats {
 	struct validation validation;
 	bool target_exited;
 	int exit_status;
-	bool stopped_by_signal;
 	struct sampler_mark half, end; /* taken halfway through --duration, and when sampling ended */
 	/* where the time of the stops went (sums over all stops, ns): registers, the stack copy, the
 	 * unwind, the batched copy of the frames' objects */
@@ -96,6 +85,9 @@ struct sampler {
 	struct capture_pool captures;
 	struct rt_sched rt;
 	uint64_t tick_ns; /* when the threads of the current tick were asked to stop */
+	/* the schedule of sampler_step: the next tick, the last look for new threads, the middle
+	 * and the end of the run (0: not known) */
+	uint64_t next_tick_ns, last_scan_ns, half_ns, end_ns;
 	/* scratch for the frames of the capture being decoded */
 	struct frame frames[STACKWALK_MAX_FRAMES + 8];
 	/* captured samples waiting for stage 2 (native names, labels, the sink) */
@@ -114,8 +106,17 @@ void sampler_free(struct sampler *s);
  * and unwinds the copy. The frames are named after every thread asked at that tick has resumed,
  * and kept only if what they were read from was not moved meanwhile (walker/validate.h). */
 void sampler_on_stop(void *ctx, struct tthread *t);
-/* Run until duration, a stop request or the target's exit. */
-void sampler_run(struct sampler *s);
+/* The live loop, in the steps the CLI's loop drives (sampling/backend.h; ptrace_backend.h):
+ * sampling starts at now and ends at end (0: unknown; from its middle on, the steady-state
+ * figures are counted, and no tick is made at or after it); */
+void sampler_start(struct sampler *s, uint64_t now, uint64_t end);
+/* keep the target's events flowing, ask the threads that are due to stop (the stops are handled
+ * as they arrive, through the tracer's SIGCHLD signalfd), name what was copied once every stop of
+ * the tick was handled and hand it to the sink; returns when to step again (0: the target is
+ * gone); */
+uint64_t sampler_step(struct sampler *s, uint64_t now);
+/* sampling ended (the statistics' end). */
+void sampler_end(struct sampler *s);
 
 /* One-shot: stop each thread in turn (whatever its state), walk it, resume it, and hand the
  * stack to cb with the thread's role ("main", "worker", its kernel name…), its /proc state

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "../util/clock.h"
-#include "launch.h"
 
 #ifndef PTRACE_EVENT_STOP
 #define PTRACE_EVENT_STOP 128
@@ -21,20 +20,30 @@ enum {
 
 enum stop { STOPPED, AT_EXEC, EXITED };
 
+int launch_trace_seize(pid_t pid)
+{
+	return ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)PTRACE_O_TRACEEXEC) == 0 ? 0 : -errno;
+}
+
+void launch_trace_let_go(pid_t pid)
+{
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+}
+
 /* Wait for the next stop the caller asked for (an interrupt, or an execve when `to_exec`),
  * delivering the program's own signals on the way. */
-static enum stop wait_stop(pid_t pid, bool to_exec, int *code)
+static enum stop wait_stop(pid_t pid, bool to_exec, int *status)
 {
 	for (;;) {
 		int st;
 		if (waitpid(pid, &st, __WALL) < 0) {
 			if (errno == EINTR)
 				continue;
-			*code = EXIT_ERROR;
+			*status = -1;
 			return EXITED;
 		}
 		if (!WIFSTOPPED(st)) {
-			*code = shell_exit_code(st);
+			*status = st;
 			return EXITED;
 		}
 		int event = (unsigned)st >> 16;
@@ -49,19 +58,19 @@ static enum stop wait_stop(pid_t pid, bool to_exec, int *code)
 }
 
 /* Let the program run for STEP_NS, then stop it again. */
-static enum stop step(pid_t pid, int *code)
+static enum stop step(pid_t pid, int *status)
 {
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
 	struct timespec ts = {0, STEP_NS};
 	nanosleep(&ts, NULL);
 	if (ptrace(PTRACE_INTERRUPT, pid, NULL, NULL) != 0 && errno == ESRCH)
-		return wait_stop(pid, true, code); /* gone: collect its exit */
-	return wait_stop(pid, false, code);
+		return wait_stop(pid, true, status); /* gone: collect its exit */
+	return wait_stop(pid, false, status);
 }
 
-bool launch_trace_until_node(pid_t pid, struct node_scan *ns, int *code)
+bool launch_trace_until_node(pid_t pid, struct node_scan *ns, int *status)
 {
-	if (wait_stop(pid, true, code) == EXITED)
+	if (wait_stop(pid, true, status) == EXITED)
 		return false;
 	uint64_t stepping_until = now_ns() + STEPPING_NS;
 	for (;;) {
@@ -69,10 +78,10 @@ bool launch_trace_until_node(pid_t pid, struct node_scan *ns, int *code)
 			return true;
 		enum stop s;
 		if (now_ns() < stepping_until) {
-			s = step(pid, code);
+			s = step(pid, status);
 		} else {
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
-			s = wait_stop(pid, true, code);
+			s = wait_stop(pid, true, status);
 		}
 		if (s == EXITED)
 			return false;

@@ -8,14 +8,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../bpf/sample_walk.h"
+#include "sample_walk.h"
 #include "../symtab/perfmap.h"
 #include "../util/intern.h"
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
 #include "../sourcemap/store.h"
 #include "../walker/thread_labels.h"
-#include "target.h"
+#include "../sampling/target.h"
 
 enum proc_state {
 	PROC_WAIT_EXEC, /* launched, not (yet) running node: samples are dropped */

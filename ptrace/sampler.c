@@ -2,7 +2,6 @@
 #include "sampler.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,20 +263,6 @@ static void deliver_queue(struct sampler *s)
 	s->nqueue = 0;
 }
 
-static bool stop_requested(struct sampler *s)
-{
-	if (s->st.stopped_by_signal)
-		return true;
-	if (s->opts.stop_fd < 0)
-		return false;
-	struct pollfd p = {.fd = s->opts.stop_fd, .events = POLLIN};
-	if (poll(&p, 1, 0) <= 0)
-		return false;
-	/* should_stop may consume the event: remember the answer */
-	s->st.stopped_by_signal = s->opts.should_stop ? s->opts.should_stop(s->opts.stop_ctx) : true;
-	return s->st.stopped_by_signal;
-}
-
 /* Has a thread been asked to stop whose stop has not been handled yet? */
 static bool stops_outstanding(const struct sampler *s)
 {
@@ -285,39 +270,6 @@ static bool stops_outstanding(const struct sampler *s)
 		if (s->tr->threads[i].want_sample && s->tr->threads[i].state != TS_GONE)
 			return true;
 	return false;
-}
-
-/* Sleep until `until` (monotonic ns) while keeping the target's events flowing. */
-static void wait_until(struct sampler *s, uint64_t until)
-{
-	for (;;) {
-		tracer_pump(s->tr);
-		uint64_t now = now_ns();
-		/* while stops are on their way, stay ready for them; then name what was copied */
-		bool stopping = stops_outstanding(s) && now - s->tick_ns < MAX_BOOST_NS;
-		if (!stopping && (s->captures.used || s->nqueue)) {
-			/* naming frames and the sink run at the normal priority; waiting for the next
-			 * tick runs at the real-time one, so that the tick is on time (two
-			 * sched_setscheduler calls: only when there is something to name) */
-			rt_sched_normal(&s->rt);
-			decode_waiting(s);
-			deliver_queue(s);
-			rt_sched_boost(&s->rt);
-			now = now_ns();
-		}
-		if (now >= until || stop_requested(s) || !tracer_alive(s->tr))
-			return;
-		uint64_t wake = stopping && s->tick_ns + MAX_BOOST_NS < until ? s->tick_ns + MAX_BOOST_NS : until;
-		struct pollfd p[2] = {{.fd = s->tr->sigchld_fd, .events = POLLIN},
-				      {.fd = s->opts.stop_fd, .events = POLLIN}};
-		struct timespec ts = {(time_t)((wake - now) / 1000000000ULL),
-				      (long)((wake - now) % 1000000000ULL)};
-		if (ppoll(p, s->opts.stop_fd >= 0 ? 2 : 1, &ts, NULL) > 0 && (p[0].revents & POLLIN)) {
-			char buf[1024];
-			while (read(s->tr->sigchld_fd, buf, sizeof(buf)) > 0)
-				;
-		}
-	}
 }
 
 /* Ask every thread that is due to stop; the stops are handled as they arrive. */
@@ -353,55 +305,67 @@ static void mark(struct sampler *s, struct sampler_mark *m)
 				   .stop_reads = s->st.stop_reads, .stops = s->st.pauses.n};
 }
 
-void sampler_run(struct sampler *s)
+void sampler_start(struct sampler *s, uint64_t now, uint64_t end)
 {
-	uint64_t interval = (uint64_t)(1e9 / (s->opts.rate_hz > 0 ? s->opts.rate_hz : 99));
-	uint64_t start = now_ns();
-	uint64_t deadline = s->opts.duration_s > 0 ? start + (uint64_t)(s->opts.duration_s * 1e9) : 0;
-	uint64_t next = start;
-	uint64_t last_scan = start;
-	s->st.start_ns = start;
-	bool hook = s->opts.on_interval && s->opts.interval_ns;
-	uint64_t next_hook = start + s->opts.interval_ns;
-	for (;;) {
-		uint64_t wake = deadline && deadline < next ? deadline : next;
-		wait_until(s, hook && next_hook < wake ? next_hook : wake);
-		uint64_t now = now_ns();
-		if (stop_requested(s))
-			break;
-		if (!tracer_alive(s->tr)) {
-			s->st.target_exited = true;
-			s->st.exit_status = s->tr->exit_status;
-			break;
-		}
-		if (deadline && now >= deadline)
-			break;
-		if (deadline && !s->st.half.taken && now - start >= (deadline - start) / 2)
-			mark(s, &s->st.half);
-		if (hook && now >= next_hook) {
-			if (s->opts.on_interval(s->opts.interval_ctx, now))
-				break;
-			next_hook = now + s->opts.interval_ns;
-		}
-		if (now < next)
-			continue;
-		if (now - last_scan > THREAD_SCAN_NS) {
-			tracer_scan_threads(s->tr);
-			last_scan = now;
-		}
-		tick(s);
-		/* jitter: uniform in [0.5, 1.5) intervals, against aliasing with periodic work */
-		next += (uint64_t)((double)interval * (0.5 + rand01(s)));
-		now = now_ns();
-		if (next < now) {
-			s->st.behind++;
-			next = now;
-		}
+	s->st.start_ns = now;
+	s->next_tick_ns = s->last_scan_ns = now;
+	s->end_ns = end;
+	s->half_ns = end ? now + (end - now) / 2 : 0;
+}
+
+/* Every 1/rate s on average: the threads that run are asked to stop. */
+static void tick_when_due(struct sampler *s, uint64_t now)
+{
+	if (now < s->next_tick_ns || (s->end_ns && now >= s->end_ns))
+		return;
+	if (now - s->last_scan_ns > THREAD_SCAN_NS) {
+		tracer_scan_threads(s->tr);
+		s->last_scan_ns = now;
 	}
+	tick(s);
+	/* jitter: uniform in [0.5, 1.5) intervals, against aliasing with periodic work */
+	uint64_t interval = (uint64_t)(1e9 / (s->opts.rate_hz > 0 ? s->opts.rate_hz : 99));
+	s->next_tick_ns += (uint64_t)((double)interval * (0.5 + rand01(s)));
+	now = now_ns();
+	if (s->next_tick_ns < now) {
+		s->st.behind++;
+		s->next_tick_ns = now;
+	}
+}
+
+uint64_t sampler_step(struct sampler *s, uint64_t now)
+{
+	tracer_pump(s->tr);
+	now = now_ns();
+	/* while stops are on their way, stay ready for them; then name what was copied */
+	bool stopping = stops_outstanding(s) && now - s->tick_ns < MAX_BOOST_NS;
+	if (!stopping && (s->captures.used || s->nqueue)) {
+		/* naming frames and the sink run at the normal priority; waiting for the next tick
+		 * runs at the real-time one, so that the tick is on time (two sched_setscheduler
+		 * calls: only when there is something to name) */
+		rt_sched_normal(&s->rt);
+		decode_waiting(s);
+		deliver_queue(s);
+		rt_sched_boost(&s->rt);
+		now = now_ns();
+	}
+	if (!tracer_alive(s->tr))
+		return 0;
+	if (s->half_ns && !s->st.half.taken && now >= s->half_ns)
+		mark(s, &s->st.half);
+	tick_when_due(s, now);
+	uint64_t boost_end = s->tick_ns + MAX_BOOST_NS;
+	if (stops_outstanding(s) && boost_end > now && boost_end < s->next_tick_ns)
+		return boost_end;
+	return s->next_tick_ns;
+}
+
+void sampler_end(struct sampler *s)
+{
 	rt_sched_normal(&s->rt);
 	mark(s, &s->st.end);
 	s->st.end_ns = now_ns();
-	if (!s->st.target_exited && !tracer_alive(s->tr)) {
+	if (!tracer_alive(s->tr)) {
 		s->st.target_exited = true;
 		s->st.exit_status = s->tr->exit_status;
 	}

@@ -1,0 +1,318 @@
+/* bpf_backend.c — the eBPF sampler's records turned into samples, and its operations for the
+ * CLI's loop. */
+#include "bpf_backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../util/clock.h"
+#include "../util/proc_status.h"
+#include "../util/text_escape.h"
+
+enum {
+	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
+	CONSUME_SLICE_NS = 50 * 1000 * 1000, /* records named per step before the loop looks up */
+	FINAL_DRAIN_NS = 2000 * 1000 * 1000, /* records written before the end still named */
+	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
+	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
+	MAX_NEW_PIDS = 256,                  /* node processes added per rescan */
+};
+
+/* Kernel frames (innermost first) in front of the user frames. */
+static int kernel_frames(struct bpf_backend *r, const struct v8w_record *rec, struct frame *out,
+			 int max)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < rec->nkernel && i < V8W_KSTACK_MAX && n < max; i++) {
+		uint64_t pc = rec->kstack[i];
+		if (!pc)
+			break;
+		struct frame *f = &out[n++];
+		memset(f, 0, sizeof(*f));
+		f->kind = FK_KERNEL;
+		f->pc = pc;
+		f->is_return = i > 0;
+		const char *name = r->have_ksyms ? kallsyms_name(&r->ksyms, i > 0 ? pc - 1 : pc) : NULL;
+		f->name = name ? intern_str(r->strings, name) : r->s_kernel_unknown;
+	}
+	return n;
+}
+
+static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8w_record *rec,
+		      const uint8_t *mem, size_t mem_len)
+{
+	uint64_t now = now_ns();
+	if (now > rec->time_ns && now - rec->time_ns > r->max_lag_ns)
+		r->max_lag_ns = now - rec->time_ns;
+	int nk = kernel_frames(r, rec, r->frames, BPF_BACKEND_MAX_FRAMES);
+	struct walk_stats ws;
+	int n = sample_walk(&p->walker, rec, mem, mem_len, r->frames + nk, STACKWALK_MAX_FRAMES, &ws);
+	if (n < 0) {
+		r->malformed++;
+		return;
+	}
+	stackwalk_name_natives(&p->sw, r->frames + nk, n);
+	bool complete = ws.end == UNWIND_COMPLETE;
+	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
+			    .process_name = p->name,
+			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
+								 r->frames + nk, n, complete),
+			    .frames = r->frames, .n = nk + n};
+	r->sink(r->sink_ctx, &sm);
+	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
+	p->samples++;
+	r->samples++;
+	if (!complete) {
+		r->truncated++;
+		if (rec->fp_end == V8W_FP_FULL || rec->fp_end == V8W_FP_DEPTH)
+			r->too_deep++;
+	}
+	if (ws.js_frames == 0)
+		r->no_js++;
+}
+
+/* A launched program that called execve but had no V8 then (node on libnode.so maps it later, a
+ * script's interpreter may execve node): look again, at most every RETRY_OPEN_NS. */
+static void retry_open(struct bpf_backend *r, struct bpf_proc *p)
+{
+	uint64_t now = now_ns();
+	if (now - p->last_try_ns < RETRY_OPEN_NS)
+		return;
+	p->last_try_ns = now;
+	if (node_scan_pid(&r->scan, p->pid))
+		bpf_proc_exec(&r->procs, p);
+}
+
+/* A target ended without its exit record (lost): the kernel's filter forgets its pid here, as
+ * the exit tracepoint does otherwise (the pid may be reused; --all-node needs the slot). */
+static void target_exited(struct bpf_backend *r, struct bpf_proc *p, bool known, int status)
+{
+	bpf_proc_exited(p, known, status);
+	bpf_sampler_remove_target(r->bs, p->pid);
+}
+
+static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem, size_t mem_len)
+{
+	struct bpf_backend *r = ctx;
+	struct bpf_proc *p = bpf_procs_find(&r->procs, (pid_t)rec->tgid);
+	if (!p) {
+		r->dropped++;
+		return 0;
+	}
+	switch (rec->type) {
+	case V8W_REC_SAMPLE:
+		if (p->state == PROC_WAIT_EXEC && p->exec_seen)
+			retry_open(r, p);
+		if (p->state == PROC_READY)
+			on_sample(r, p, rec, mem, mem_len);
+		else
+			r->dropped++;
+		break;
+	case V8W_REC_EXEC:
+		/* not node (yet)? V8 may be mapped later: retry_open */
+		p->exec_seen = true;
+		p->last_try_ns = now_ns();
+		bpf_proc_exec(&r->procs, p);
+		break;
+	case V8W_REC_EXIT: /* the kernel already dropped it from its filter */
+		bpf_proc_exited(p, true, rec->exit_code);
+		break;
+	}
+	return 0;
+}
+
+/* Is the process gone (or a zombie)? For processes that are not our children. */
+static bool process_gone(pid_t pid)
+{
+	char who[32], state[64];
+	snprintf(who, sizeof(who), "%d", (int)pid);
+	return !proc_status_field(who, "State", state, sizeof(state)) || state[0] == 'Z' ||
+	       state[0] == 'X';
+}
+
+/* Exits the kernel did not report (a lost record), and the launched child's status. */
+static void check_exits(struct bpf_backend *r)
+{
+	for (size_t i = 0; i < r->procs.n; i++) {
+		struct bpf_proc *p = r->procs.v[i];
+		if (p->state == PROC_EXITED)
+			continue;
+		if (r->child && p->pid == r->child) {
+			int st;
+			if (!r->child_reaped && waitpid(p->pid, &st, WNOHANG) == p->pid) {
+				target_exited(r, p, true, st);
+				r->child_reaped = true;
+			}
+			continue;
+		}
+		if (process_gone(p->pid))
+			target_exited(r, p, false, 0);
+	}
+}
+
+static bool already_known(void *ctx, pid_t pid)
+{
+	return bpf_procs_find(ctx, pid) != NULL;
+}
+
+void bpf_backend_add_node_processes(struct bpf_backend *r)
+{
+	pid_t pids[MAX_NEW_PIDS];
+	size_t n = node_scan(&r->scan, already_known, &r->procs, pids, MAX_NEW_PIDS);
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf why;
+		sb_init(&why);
+		if (bpf_procs_add(&r->procs, pids[i], &why))
+			bpf_sampler_add_target(r->bs, pids[i]);
+		else if (!r->quiet)
+			fprintf_text(stderr, "v8walk: skipping %s\n", why.s);
+		sb_free(&why);
+	}
+}
+
+void bpf_backend_init(struct bpf_backend *b, struct intern *strings, const struct target_opts *to,
+		      sample_sink_fn sink, void *sink_ctx, bool all_node)
+{
+	memset(b, 0, sizeof(*b));
+	b->strings = strings;
+	b->sink = sink;
+	b->sink_ctx = sink_ctx;
+	b->all_node = all_node;
+	b->quiet = to->quiet;
+	bpf_procs_init(&b->procs, strings, to);
+	node_scan_init(&b->scan);
+	u64map_init(&b->tids, 0);
+	b->s_kernel_unknown = intern_str(strings, "[unknown] (kernel)");
+}
+
+bool bpf_backend_start(struct bpf_backend *b, const struct bpf_sampler_config *cfg,
+		       struct bpf_failure *fail)
+{
+	b->bs = bpf_sampler_open(cfg, on_record, b, fail);
+	return b->bs != NULL;
+}
+
+bool bpf_backend_load_kallsyms(struct bpf_backend *b)
+{
+	return b->have_ksyms = kallsyms_load(&b->ksyms, "/proc/kallsyms");
+}
+
+bool bpf_backend_sample_opened(struct bpf_backend *b)
+{
+	for (size_t i = 0; i < b->procs.n; i++) {
+		int err = bpf_sampler_add_target(b->bs, b->procs.v[i]->pid);
+		if (err) {
+			fprintf_text(stderr, "v8walk: cannot add process %d to the eBPF sampler: %s\n",
+				(int)b->procs.v[i]->pid, strerror(-err));
+			return false;
+		}
+	}
+	return true;
+}
+
+int bpf_backend_add_child(struct bpf_backend *b, pid_t pid)
+{
+	b->child = pid;
+	bpf_procs_add_waiting(&b->procs, pid);
+	return bpf_sampler_add_target(b->bs, pid);
+}
+
+/* Unload the program: the lost records' count is kept. */
+static void unload(struct bpf_backend *b)
+{
+	if (!b->bs)
+		return;
+	uint64_t ksamples;
+	bpf_sampler_counters(b->bs, &ksamples, &b->lost);
+	bpf_sampler_close(b->bs);
+	b->bs = NULL;
+}
+
+void bpf_backend_free(struct bpf_backend *b)
+{
+	unload(b);
+	if (b->have_ksyms)
+		kallsyms_free(&b->ksyms);
+	u64map_free(&b->tids);
+	node_scan_free(&b->scan);
+	bpf_procs_free(&b->procs);
+}
+
+static int wait_fd(void *ctx)
+{
+	const struct bpf_backend *b = ctx;
+	return bpf_sampler_fd(b->bs);
+}
+
+static void start(void *ctx, uint64_t now, uint64_t end)
+{
+	(void)end;
+	struct bpf_backend *b = ctx;
+	b->start_ns = b->last_check_ns = b->last_scan_ns = now;
+}
+
+static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
+{
+	struct bpf_backend *b = ctx;
+	(void)fd_ready; /* the ring buffer is read either way (an exit can come without a record) */
+	bpf_sampler_consume(b->bs, CONSUME_SLICE_NS);
+	now = now_ns();
+	if (now - b->last_check_ns >= HOUSEKEEPING_NS) {
+		check_exits(b);
+		b->last_check_ns = now;
+	}
+	if (b->all_node && now - b->last_scan_ns >= RESCAN_NS) {
+		bpf_backend_add_node_processes(b);
+		b->last_scan_ns = now;
+	}
+	if (!b->all_node && bpf_procs_alive(&b->procs) == 0)
+		return 0;
+	uint64_t next = b->last_check_ns + HOUSEKEEPING_NS;
+	if (b->all_node && b->last_scan_ns + RESCAN_NS < next)
+		next = b->last_scan_ns + RESCAN_NS;
+	return next;
+}
+
+static void end(void *ctx)
+{
+	struct bpf_backend *b = ctx;
+	/* what the kernel wrote before the end */
+	if (bpf_sampler_consume(b->bs, FINAL_DRAIN_NS) == -EAGAIN && !b->quiet)
+		fprintf(stderr, "v8walk: the last records were left unnamed: naming them took over "
+				"%d s\n", FINAL_DRAIN_NS / 1000000000);
+	b->end_ns = now_ns();
+}
+
+static void stats(void *ctx, struct run_stats *out)
+{
+	struct bpf_backend *b = ctx;
+	uint64_t ksamples, lost = b->lost;
+	if (b->bs)
+		bpf_sampler_counters(b->bs, &ksamples, &lost);
+	size_t sampled = 0; /* processes that were opened (a label is given then) */
+	for (size_t i = 0; i < b->procs.n; i++)
+		sampled += b->procs.v[i]->name != 0;
+	*out = (struct run_stats){.sampler = "eBPF", .samples = b->samples, .no_js = b->no_js,
+				  .truncated = b->truncated, .malformed = b->malformed,
+				  .missed = (unsigned long)lost, .missed_as = "lost",
+				  .processes = sampled, .threads = b->tids.len,
+				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
+				  .end_ns = b->end_ns};
+}
+
+static void close_targets(void *ctx)
+{
+	unload(ctx);
+}
+
+const struct sampler_backend_ops bpf_backend_ops = {
+	.name = "eBPF",
+	.wait_fd = wait_fd,
+	.start = start,
+	.step = step,
+	.end = end,
+	.stats = stats,
+	.close = close_targets,
+};

@@ -1,0 +1,75 @@
+/* bpf_backend.h — the eBPF sampler behind the interface of both samplers (sampling/backend.h):
+ * the kernel copies each sample's registers and stack memory (bpf_sampler.h) and nothing is ever
+ * stopped; each record is walked with the same walker and decoder as ptrace mode (sample_walk.h),
+ * its kernel frames named from kallsyms, and handed to the sink. Serves one or several pids,
+ * every node process (rescanned while sampling) and a launched program (its execve is reported:
+ * it is opened then); notices exits, also those whose record was lost. */
+#ifndef V8WALK_BPF_BACKEND_H
+#define V8WALK_BPF_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../profile/sample.h"
+#include "../sampling/backend.h"
+#include "../sampling/node_scan.h"
+#include "../symtab/kallsyms.h"
+#include "../util/intern.h"
+#include "../util/u64map.h"
+#include "bpf_procs.h"
+#include "bpf_sampler.h"
+
+enum { BPF_BACKEND_MAX_FRAMES = STACKWALK_MAX_FRAMES + V8W_KSTACK_MAX + 8 };
+
+struct bpf_backend {
+	struct intern *strings;
+	sample_sink_fn sink;
+	void *sink_ctx;
+	struct bpf_procs procs;
+	struct bpf_sampler *bs;
+	struct node_scan scan;
+	struct kallsyms ksyms;
+	bool have_ksyms;
+	uint32_t s_kernel_unknown;
+	bool all_node;        /* every node process, rescanned while sampling */
+	bool quiet;
+	pid_t child;          /* launch mode: the program, reaped here once it ends; else 0 */
+	bool child_reaped;
+	uint64_t last_check_ns, last_scan_ns;
+	struct frame frames[BPF_BACKEND_MAX_FRAMES];
+	/* statistics */
+	unsigned long samples, dropped, truncated, no_js, malformed;
+	unsigned long too_deep; /* truncated where the kernel's record was full */
+	uint64_t max_lag_ns;    /* from a sample to its walk (heap reads happen then) */
+	uint64_t start_ns, end_ns;
+	uint64_t lost;          /* records lost to a full ring buffer, as the kernel counted them
+				 * when the sampler was closed */
+	struct u64map tids;     /* distinct (pid, tid) seen */
+};
+
+extern const struct sampler_backend_ops bpf_backend_ops;
+
+static inline struct sampler_backend bpf_backend(struct bpf_backend *b)
+{
+	return (struct sampler_backend){.ops = &bpf_backend_ops, .ctx = b};
+}
+
+/* Nothing is loaded yet: processes can be opened (bpf_procs_add) before the sampler starts. */
+void bpf_backend_init(struct bpf_backend *b, struct intern *strings, const struct target_opts *to,
+		      sample_sink_fn sink, void *sink_ctx, bool all_node);
+/* Load the program and start the perf events; false with *fail filled. */
+bool bpf_backend_start(struct bpf_backend *b, const struct bpf_sampler_config *cfg,
+		       struct bpf_failure *fail);
+/* Name kernel frames (--kernel); false when /proc/kallsyms shows no addresses. */
+bool bpf_backend_load_kallsyms(struct bpf_backend *b);
+/* Put the processes opened so far in the kernel's filter; false after saying which one failed. */
+bool bpf_backend_sample_opened(struct bpf_backend *b);
+/* Open every node process not sampled yet and sample it (--all-node). */
+void bpf_backend_add_node_processes(struct bpf_backend *b);
+/* Launch mode: the held child, sampled once its execve shows node; returns 0 or -errno. */
+int bpf_backend_add_child(struct bpf_backend *b, pid_t pid);
+/* Unload (if still loaded) and free everything. */
+void bpf_backend_free(struct bpf_backend *b);
+
+#endif

@@ -1,0 +1,55 @@
+/* backend.h — the one interface of the two samplers, ptrace (ptrace/ptrace_backend.c) and eBPF
+ * (bpf/bpf_backend.c): each opens its targets its own way (attach or adopt one process; several
+ * pids, every node process or a launched program), then the CLI's loop (cli/run_loop.c) drives
+ * either through these operations and reads the same statistics from both. */
+#ifndef V8WALK_BACKEND_H
+#define V8WALK_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../util/histogram.h"
+
+/* What a run did, in the same terms for both samplers (the summary line, `top`'s header). */
+struct run_stats {
+	const char *sampler;      /* "ptrace", "eBPF" */
+	unsigned long samples;
+	unsigned long no_js;      /* samples without a JS frame */
+	unsigned long truncated;  /* stacks not walked to their end */
+	unsigned long malformed;  /* records that could not be walked at all (eBPF) */
+	unsigned long missed;     /* samples due but not taken: a stop that had not arrived
+				   * (ptrace), records lost to a full ring buffer (eBPF) */
+	const char *missed_as;    /* how the summary calls them: "missed", "lost" */
+	size_t processes, threads; /* sampled, seen */
+	uint64_t max_lag_ns;      /* ptrace: interrupt to stop; eBPF: sample to its walk */
+	uint64_t start_ns, end_ns;
+	/* a sampler that stops threads (ptrace; pauses is NULL otherwise) */
+	const struct histogram *pauses; /* how long each thread was held */
+	unsigned long ticks;
+	unsigned long reads, stop_reads; /* of target memory, and those while a thread was held */
+};
+
+struct sampler_backend_ops {
+	const char *name;
+	/* readable when step has work that did not come from its own timer */
+	int (*wait_fd)(void *ctx);
+	/* sampling starts at now_ns and ends at end_ns (0: when the loop stops it) */
+	void (*start)(void *ctx, uint64_t now_ns, uint64_t end_ns);
+	/* Do what is due at now_ns (fd_ready: wait_fd was reported readable) and hand the finished
+	 * samples to the sink. Returns when the backend wants to run again if its fd stays quiet
+	 * (monotonic ns), or 0 when no target is left to sample. */
+	uint64_t (*step)(void *ctx, uint64_t now_ns, bool fd_ready);
+	/* The run ended (duration, a signal, the targets' exit): take in what is on its way. */
+	void (*end)(void *ctx);
+	void (*stats)(void *ctx, struct run_stats *st);
+	/* Let the targets go (they run on untouched); what was sampled stays readable. */
+	void (*close)(void *ctx);
+};
+
+struct sampler_backend {
+	const struct sampler_backend_ops *ops;
+	void *ctx;
+};
+
+#endif
