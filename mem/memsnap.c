@@ -42,6 +42,27 @@ void memsnap_reset(struct memsnap *s)
 	s->used = 0;
 	s->misses = 0;
 	s->last_hit = 0;
+	s->nbad = 0;
+}
+
+/* [addr, addr+len) inside one page that a read found unreadable? */
+static bool on_bad_page(const struct memsnap *s, uint64_t addr, size_t len)
+{
+	uint64_t page = addr / PAGE;
+	if (len == 0 || (addr + len - 1) / PAGE != page)
+		return false;
+	size_t n = s->nbad < 16 ? s->nbad : 16;
+	for (size_t i = 0; i < n; i++)
+		if (s->bad_pages[i] == page)
+			return true;
+	return false;
+}
+
+/* A read of [addr, addr+len), inside one page, failed: the page is not readable. */
+static void note_bad_page(struct memsnap *s, uint64_t addr, size_t len)
+{
+	if (len && (addr + len - 1) / PAGE == addr / PAGE && !on_bad_page(s, addr, len))
+		s->bad_pages[s->nbad++ % 16] = addr / PAGE;
 }
 
 static bool holds(const struct snap_range *r, uint64_t addr, size_t len)
@@ -170,7 +191,7 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 	struct want *w = xcalloc(n, sizeof(*w));
 	size_t nw = 0;
 	for (size_t i = 0; i < n; i++)
-		if (lens[i] && !memsnap_find(s, addrs[i], lens[i]))
+		if (lens[i] && !memsnap_find(s, addrs[i], lens[i]) && !on_bad_page(s, addrs[i], lens[i]))
 			w[nw++] = (struct want){addrs[i], addrs[i] + lens[i]};
 	qsort(w, nw, sizeof(*w), cmp_want);
 	struct want *g = xcalloc(nw ? nw : 1, sizeof(*g)); /* the merged reads */
@@ -204,8 +225,10 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 		s->misses++;
 	}
 	for (size_t i = 0; i < want; i++) {
-		if (r[i].got != r[i].len)
+		if (r[i].got != r[i].len) {
+			note_bad_page(s, r[i].addr, r[i].len);
 			continue;
+		}
 		add_range(s, r[i].addr, r[i].len, base + off[i]);
 	}
 	s->used = base + bytes;
@@ -233,6 +256,8 @@ static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 		memcpy(buf, p, len);
 		return (ssize_t)len;
 	}
+	if (on_bad_page(s, addr, len))
+		return -1;
 	if (len <= PAGE) {
 		/* the next reads are most often other fields of the same object: a remote read costs
 		 * the same for a few hundred bytes as for eight, so read ahead within the page */
@@ -243,6 +268,11 @@ static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 			size_t n = got < len ? got : len;
 			memcpy(buf, memsnap_find(s, addr, n), n);
 			return (ssize_t)n;
+		}
+		if (len <= ahead) {
+			/* the read ahead held these bytes, in the same page: they cannot be read */
+			note_bad_page(s, addr, ahead);
+			return -1;
 		}
 	}
 	s->misses++;

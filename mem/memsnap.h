@@ -28,6 +28,10 @@ struct memsnap {
 	size_t budget;       /* max bytes kept (reads past it are passed through uncached) */
 	size_t last_hit;     /* index of the range that served the previous read */
 	unsigned long misses; /* reads that went to the backing source */
+	/* pages a read found unreadable in this snapshot (a slot value that only looks like a
+	 * pointer): later reads inside them fail at once instead of asking the target again */
+	uint64_t bad_pages[16];
+	size_t nbad;
 };
 
 void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget);

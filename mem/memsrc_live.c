@@ -8,7 +8,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum { IOV_BATCH = 64 };
+/* ranges per process_vm_readv (UIO_MAXIOV is 1024): an after-resume batch of a deep stack holds
+ * a few hundred */
+enum { IOV_BATCH = 512 };
 
 static ssize_t pread_mem(struct memsrc_live *m, uint64_t addr, void *buf, size_t len)
 {
@@ -42,7 +44,11 @@ static ssize_t live_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 	return -1;
 }
 
-/* process_vm_readv stops at the first remote iovec that fails; retry the rest one by one. */
+/* process_vm_readv stops at the first remote iovec that fails, and never splits one (a range
+ * running into an unmapped page is not read at all): that range is left unread and the batch
+ * resumes after it — read alone it would fail the same way (it was a read per bad slot value: a
+ * spill slot that looks like a pointer). Where process_vm_readv itself is refused, each range
+ * goes through /proc/PID/mem. */
 static void live_readv(struct memsrc *base, struct mem_range *r, size_t n)
 {
 	struct memsrc_live *m = (struct memsrc_live *)base;
@@ -57,25 +63,21 @@ static void live_readv(struct memsrc *base, struct mem_range *r, size_t n)
 		}
 		m->reads++;
 		ssize_t got = process_vm_readv(m->pid, lv, k, rv, k, 0);
-		size_t done = 0;
-		if (got > 0) {
-			size_t left = (size_t)got;
-			while (done < k && left >= r[i + done].len) {
-				r[i + done].got = r[i + done].len;
-				left -= r[i + done].len;
-				done++;
+		if (got < 0 && (errno == ENOSYS || errno == EPERM)) {
+			for (size_t j = 0; j < k; j++) {
+				ssize_t g = pread_mem(m, r[i + j].addr, r[i + j].buf, r[i + j].len);
+				r[i + j].got = g > 0 ? (size_t)g : 0;
 			}
-			if (done < k && left > 0)
-				r[i + done].got = left;
+			i += k;
+			continue;
 		}
-		/* the range that failed (partially or wholly) is retried alone, then the batch resumes */
-		if (done < k) {
-			struct mem_range *f = &r[i + done];
-			ssize_t g = live_read(base, f->addr, f->buf, f->len);
-			f->got = g > 0 ? (size_t)g : 0;
+		size_t done = 0, left = got > 0 ? (size_t)got : 0;
+		while (done < k && left >= r[i + done].len) {
+			r[i + done].got = r[i + done].len;
+			left -= r[i + done].len;
 			done++;
 		}
-		i += done;
+		i += done < k ? done + 1 : done; /* past the range that failed, if one did */
 	}
 }
 

@@ -23,11 +23,13 @@ void callsite_names_init(struct callsite_names *cn, struct intern *strings,
 	cn->scripts = scripts;
 	cn->positions = positions;
 	u64map_init(&cn->cache, 0);
+	u64map_init(&cn->constructor_names, NAME_CACHE_MAX);
 }
 
 void callsite_names_free(struct callsite_names *cn)
 {
 	u64map_free(&cn->cache);
+	u64map_free(&cn->constructor_names);
 	free(cn->keys);
 	free(cn->vals);
 	memset(cn, 0, sizeof(*cn));
@@ -166,6 +168,25 @@ static bool useful_constructor_name(struct callsite_names *cn, uint32_t n)
 	return n && !view_is(str(cn, n), "Object");
 }
 
+/* The name of the constructor a map's back-pointer chain leads to, when it is a useful one (else
+ * 0), remembered per map address as the call-site names themselves are: the walk reads a map per
+ * hop (10–20 hops for objects built a property at a time) and then the constructor's name. */
+static uint32_t map_constructor_name(struct callsite_names *cn, const struct v8_heap *h, uint64_t map)
+{
+	uint64_t v;
+	if (u64map_get(&cn->constructor_names, map, &v))
+		return (uint32_t)v;
+	uint64_t c = v8_map_constructor(h, map);
+	uint32_t n = 0;
+	if (c && v8_is_jsfunction(h, c)) {
+		n = debug_name_of(cn, h, c);
+		if (!useful_constructor_name(cn, n))
+			n = 0;
+	}
+	u64map_put(&cn->constructor_names, map, n);
+	return n;
+}
+
 /* JSReceiver::GetConstructorName: the map's constructor (for instances of a base constructor),
  * else the first Symbol.toStringTag or inherited "constructor" along the prototype chain, else
  * the class name. */
@@ -177,12 +198,9 @@ static uint32_t constructor_name(struct callsite_names *cn, const struct v8_heap
 	uint32_t bf3;
 	if (map && !v8_is(h, r, L_T_JS_PROXY) && v8_map_bits(h, map, &bf, &bf2, &bf3) &&
 	    ((bf2 >> L->v[L_BF2_NEW_TARGET_IS_BASE_BIT]) & 1) && !((bf3 >> L->v[L_BF3_PROTO_MAP_SHIFT]) & 1)) {
-		uint64_t c = v8_map_constructor(h, map);
-		if (c && v8_is_jsfunction(h, c)) {
-			uint32_t n = debug_name_of(cn, h, c);
-			if (useful_constructor_name(cn, n))
-				return n;
-		}
+		uint32_t n = map_constructor_name(cn, h, map);
+		if (n)
+			return n;
 	}
 	uint64_t cur = r;
 	for (int i = 0; cur && i < MAX_CHAIN; i++) {

@@ -37,6 +37,7 @@ struct callsite_names {
 	uint32_t *vals;
 	size_t n, cap;
 	unsigned long hits, misses;
+	struct u64map constructor_names; /* map → its constructor's name (0: none useful) */
 };
 
 void callsite_names_init(struct callsite_names *cn, struct intern *strings,

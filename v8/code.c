@@ -89,11 +89,14 @@ void code_finder_free(struct code_finder *cf)
 	memset(cf, 0, sizeof(*cf));
 }
 
-static void remember(struct code_finder *cf, const struct v8_code *c)
+/* Keep c in the cache, and which slot holds the code at `pc` (what positions_inlined_at asks
+ * before the next sample's frames are decoded, to copy their inlined functions in the batch). */
+static void remember(struct code_finder *cf, const struct v8_code *c, uint64_t pc)
 {
 	uint64_t k;
 	if (u64map_get(&cf->by_code, c->code, &k) && k && cf->cache[k - 1].code == c->code) {
 		cf->cache[k - 1] = *c;
+		u64map_put(&cf->by_pc, pc, k);
 		return;
 	}
 	k = cf->next_slot + 1;
@@ -104,6 +107,7 @@ static void remember(struct code_finder *cf, const struct v8_code *c)
 		u64map_put(&cf->by_code, old->code, 0);
 	*old = *c;
 	u64map_put(&cf->by_code, c->code, k);
+	u64map_put(&cf->by_pc, pc, k);
 }
 
 /* Is the cached Code of this slot still there, unchanged? (Its memory may have been reused.) */
@@ -230,13 +234,13 @@ bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uin
 		    mem_read_u64(h->mem, out->start - (uint64_t)s.body, &map) &&
 		    v8_is(h, out->start - (uint64_t)s.body + 1, s.type))
 			cf->holder_map = map;
-		remember(cf, out);
+		remember(cf, out, pc);
 		return true;
 	}
 	if (from_cache(cf, h, pc, out))
 		return true;
 	if (!scan(cf, h, pc, out))
 		return false;
-	remember(cf, out);
+	remember(cf, out, pc);
 	return true;
 }

@@ -11,6 +11,14 @@ enum { OBJ_WORDS = 8, OBJ_BYTES = OBJ_WORDS * 8 };
 static int identity_offsets(const struct v8_layout *L, const struct v8_heap *copy, uint64_t tagged,
 			    int32_t off[3])
 {
+	uint64_t map;
+	int type;
+	/* an object decoding named something through (a SharedFunctionInfo, BytecodeArray or Code)
+	 * has a root map, whose type that decoding remembered: any other map is a slot that held
+	 * something else, and asking the live process its type was a read for nothing */
+	if (copy->types && (!v8_field(copy, tagged, L->v[L_HEAPOBJECT_MAP], &map) ||
+			    !map_types_get(copy->types, map, &type)))
+		return 0;
 	int n = 0;
 	off[n++] = (int32_t)L->v[L_HEAPOBJECT_MAP];
 	if (v8_is(copy, tagged, L_T_SFI)) {
@@ -35,6 +43,10 @@ bool validate_prefetched(const struct v8_layout *L, struct map_types *types, str
 	int noff[PREFETCH_MAX_OBJECTS];
 	size_t n = 0;
 	for (size_t i = 0; i < p->n; i++) {
+		/* a function is only read from the copy: its map is not a root map, and asking the live
+		 * process for that map's type was a read per sample that decided nothing */
+		if (p->kind[i] == PF_FUNCTION)
+			continue;
 		noff[n] = identity_offsets(L, &h, p->obj[i] + 1, offs[n]);
 		if (noff[n] == 0)
 			continue;

@@ -72,3 +72,30 @@ Test(memsnap, budget_is_respected)
 	cr_assert_eq(s.used, 0);
 	memsnap_free(&s);
 }
+
+/* A page a read found unreadable is not asked again in the same snapshot (a spill slot that looks
+ * like a pointer was a remote read per look); the next snapshot asks again. */
+Test(memsnap, an_unreadable_page_is_asked_once_per_snapshot)
+{
+	struct memsnap s;
+	memsnap_init(&s, &fh.base, 1 << 20);
+	uint64_t bad = 0x7000010;
+	char buf[8];
+	unsigned long before = fh.reads;
+	cr_assert_not(mem_read(&s.base, bad, buf, 8));
+	unsigned long once = fh.reads - before;
+	cr_assert_geq(once, 1);
+	cr_assert_not(mem_read(&s.base, bad + 64, buf, 8), "same page");
+	uint32_t len[1] = {64};
+	uint64_t addr[1] = {bad + 128};
+	cr_assert_eq(memsnap_prefetch(&s, addr, len, 1), 0);
+	cr_assert_eq(fh.reads - before, once, "no read after the first in that page");
+	/* a readable object elsewhere is still read */
+	uint64_t good = fh_raw(&fh, "ABCDEFGH", 8);
+	cr_assert(mem_read(&s.base, good, buf, 8));
+	memsnap_reset(&s);
+	before = fh.reads;
+	cr_assert_not(mem_read(&s.base, bad, buf, 8));
+	cr_assert_geq(fh.reads - before, 1, "a new snapshot asks again");
+	memsnap_free(&s);
+}

@@ -27,7 +27,9 @@ static void setup(void)
 	memsnap_prefetch(&copy, addrs, lens, 2);
 	pf.n = 2;
 	pf.obj[0] = fn - 1;
+	pf.kind[0] = PF_FUNCTION;
 	pf.obj[1] = sfi - 1;
+	pf.kind[1] = PF_DETAIL;
 }
 
 static void teardown(void)
