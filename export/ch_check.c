@@ -9,7 +9,7 @@
 bool ch_create_tables(struct ch_conn *c, const char *cluster, struct strbuf *why)
 {
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS], answer;
-	size_t n = ch_schema_statements(c->url.database, c->url.table, cluster, st);
+	size_t n = ch_schema_statements(c->url.database, c->url.table, cluster, 0, st);
 	sb_init(&answer);
 	bool ok = true;
 	for (size_t i = 0; i < n; i++) {

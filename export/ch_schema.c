@@ -1,6 +1,8 @@
 /* ch_schema.c — the DDL of v8walk's tables (ch_schema.h). */
 #include "ch_schema.h"
 
+#include <stdio.h>
+
 const struct ch_column ch_samples_columns[] = {
     {"bucket", "DateTime"},       {"host", "String"},           {"service", "String"},
     {"labels.key", "Array(String)"}, {"labels.value", "Array(String)"}, {"pid", "UInt32"},
@@ -37,10 +39,11 @@ static const char stacks_body[] =
 	")";
 static const char stacks_engine[] = "ENGINE = ReplacingMergeTree ORDER BY stack_hash";
 
-/* CREATE TABLE for one table: local (MergeTree) and, with a cluster, its Distributed twin. */
+/* CREATE TABLE for one table: local (MergeTree, with `ttl` after its engine when not NULL) and,
+ * with a cluster, its Distributed twin. */
 static size_t table_statements(const char *db, const char *prefix, const char *what, const char *body,
-			       const char *engine, const char *shard_key, const char *cluster,
-			       struct strbuf *out)
+			       const char *engine, const char *ttl, const char *shard_key,
+			       const char *cluster, struct strbuf *out)
 {
 	sb_init(&out[0]);
 	sb_printf(&out[0], "CREATE TABLE IF NOT EXISTS %s.%s%s_%s", db, prefix, cluster ? "_local" : "",
@@ -48,6 +51,8 @@ static size_t table_statements(const char *db, const char *prefix, const char *w
 	if (cluster)
 		sb_printf(&out[0], " ON CLUSTER %s", cluster);
 	sb_printf(&out[0], "%s\n%s", body, engine);
+	if (ttl)
+		sb_printf(&out[0], "\n%s", ttl);
 	if (!cluster)
 		return 1;
 	sb_init(&out[1]);
@@ -58,25 +63,32 @@ static size_t table_statements(const char *db, const char *prefix, const char *w
 }
 
 size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
-			    struct strbuf out[CH_SCHEMA_MAX_STATEMENTS])
+			    unsigned ttl_days, struct strbuf out[CH_SCHEMA_MAX_STATEMENTS])
 {
-	size_t n = table_statements(database, prefix, "stacks", stacks_body, stacks_engine,
+	char ttl[64];
+	snprintf(ttl, sizeof(ttl), "TTL bucket + INTERVAL %u DAY", ttl_days);
+	size_t n = table_statements(database, prefix, "stacks", stacks_body, stacks_engine, NULL,
 				    "stack_hash", cluster, out);
 	n += table_statements(database, prefix, "samples", samples_body, samples_engine,
-			      "cityHash64(host)", cluster, out + n);
+			      ttl_days ? ttl : NULL, "cityHash64(host)", cluster, out + n);
 	return n;
 }
 
-void ch_schema_text(const char *database, const char *prefix, const char *cluster, struct strbuf *out)
+void ch_schema_text(const char *database, const char *prefix, const char *cluster, unsigned ttl_days,
+		    struct strbuf *out)
 {
 	sb_printf(out,
 		  "-- v8walk's tables (v8walk schema). stack_hash = FNV-1a 64 of the folded stack\n"
-		  "-- (frames outermost first, joined by ';'). Retention: ClickHouse before 19.6 has\n"
-		  "-- no TTL; drop old days with ALTER TABLE %s.%s%s_samples DROP PARTITION 'YYYY-MM-DD'\n"
-		  "-- (from 19.6 on, add: TTL bucket + INTERVAL 30 DAY).\n",
-		  database, prefix, cluster ? "_local" : "");
+		  "-- (frames outermost first, joined by ';').\n");
+	if (ttl_days)
+		sb_printf(out, "-- Samples older than %u days are dropped by ClickHouse (TTL: 19.6 and later;\n"
+			  "-- a stack's row stays, a few hundred bytes each).\n", ttl_days);
+	else
+		sb_printf(out, "-- Retention: --ttl-days N adds a TTL (ClickHouse 19.6 and later); before\n"
+			  "-- 19.6, drop old days with ALTER TABLE %s.%s%s_samples DROP PARTITION 'YYYY-MM-DD'.\n",
+			  database, prefix, cluster ? "_local" : "");
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];
-	size_t n = ch_schema_statements(database, prefix, cluster, st);
+	size_t n = ch_schema_statements(database, prefix, cluster, ttl_days, st);
 	for (size_t i = 0; i < n; i++) {
 		sb_printf(out, "\n%s;\n", st[i].s);
 		sb_free(&st[i]);

@@ -35,11 +35,13 @@ extern const size_t ch_samples_ncolumns;
 extern const struct ch_column ch_stacks_columns[];
 extern const size_t ch_stacks_ncolumns;
 
-/* The statements that create the tables if absent (cluster NULL: a single server), each in
- * out[i] (initialised here); returns how many. */
+/* The statements that create the tables if absent (cluster NULL: a single server; ttl_days > 0:
+ * samples expire that many days after their bucket), each in out[i] (initialised here); returns
+ * how many. */
 size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
-			    struct strbuf out[CH_SCHEMA_MAX_STATEMENTS]);
+			    unsigned ttl_days, struct strbuf out[CH_SCHEMA_MAX_STATEMENTS]);
 /* The whole DDL as text for `v8walk schema`: statements ending in ';', with comments. */
-void ch_schema_text(const char *database, const char *prefix, const char *cluster, struct strbuf *out);
+void ch_schema_text(const char *database, const char *prefix, const char *cluster, unsigned ttl_days,
+		    struct strbuf *out);
 
 #endif

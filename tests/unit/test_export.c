@@ -13,6 +13,7 @@
 #include "../../export/ch_check.h"
 #include "../../export/ch_http.h"
 #include "../../export/ch_report.h"
+#include "../../export/ch_schema.h"
 #include "../../export/ch_sql.h"
 #include "../../export/ch_url.h"
 #include "../../export/frame_parse.h"
@@ -602,4 +603,31 @@ Test(export, report_add_stacks)
 	sb_free(&ans);
 	sb_free(&why);
 	intern_free(&strings);
+}
+
+/* --ttl-days: the samples table (local, under a cluster) expires rows that many days after their
+ * bucket; the stacks table and the Distributed tables carry no TTL; without it none does. (Debian's
+ * ClickHouse 18.16 predates TTL, so the clause is checked here as text, not run.) */
+Test(export, schema_ttl_goes_on_the_samples_merge_tree_only)
+{
+	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];
+	size_t n = ch_schema_statements("db", "v8walk", "two", 30, st);
+	cr_assert_eq(n, 4);
+	int with_ttl = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *ttl = strstr(st[i].s, "TTL bucket + INTERVAL 30 DAY");
+		if (ttl) {
+			with_ttl++;
+			cr_expect(strstr(st[i].s, "db.v8walk_local_samples") != NULL, "%s", st[i].s);
+			cr_expect(strstr(st[i].s, "ORDER BY (service, bucket, host, stack_hash)\nTTL") != NULL,
+				  "the TTL follows the engine's ORDER BY: %s", st[i].s);
+		}
+		sb_free(&st[i]);
+	}
+	cr_expect_eq(with_ttl, 1);
+	n = ch_schema_statements("db", "v8walk", NULL, 0, st);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_null(strstr(st[i].s, "TTL"), "%s", st[i].s);
+		sb_free(&st[i]);
+	}
 }
