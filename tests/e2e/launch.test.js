@@ -66,7 +66,9 @@ test('launch: SIGINT sent to v8walk goes to the program, and the profile is stil
   fx.v8walk.kill('SIGINT');
   const r = await fx.done;
   assert.strictEqual(r.code, 42, `the program's SIGINT handler chose the exit code\n${r.stderr}`);
-  assert.ok(spinSamples(out, fx.ready).hot > 0, 'profile written');
+  const got = spinSamples(out, fx.ready);
+  assert.ok(got.hot > 0, `profile written, with the program's hot function (spin at line ${fx.ready.spinLine}):\n${
+    got.stacks.slice(0, 8).map((s) => `${s.count} ${s.frames.slice(-4).join(';')}`).join('\n')}\nv8walk's stderr:\n${r.stderr}`);
 });
 
 test('launch: --duration ends sampling; v8walk then waits for the program and passes its code on', async (t) => {
