@@ -163,8 +163,16 @@ test('the vDSO (clock_gettime) is [vdso], not V8 code: a frame of its own below 
   assert.ok(inVdso >= all * 0.05, `samples ending in [vdso]: ${inVdso} of ${all}`);
   for (const s of vdso)
     assert.ok(s.frames.some((f) => h.parseJsFrame(f)?.name.includes('readClocks')), `a [vdso] sample under readClocks: ${s.frames.join(';')}`);
+  // what the bug looked like: the clock's code, called from C++, taken for JIT code
+  const clockAsJit = main.filter((s) => {
+    const i = s.frames.indexOf('[unknown] (JIT code)');
+    return i > 0 && /^(v8::base::|uv_|clock_gettime|__clock_gettime)/.test(s.frames[i - 1]);
+  });
+  assert.deepStrictEqual(clockAsJit.map((s) => s.frames.slice(-4).join(';')), [], 'the clock taken for JIT code');
+  // and few unnamed JIT frames at all (Debian's libnode, whose builtins have no names, leaves one
+  // now and then under a stub: ~0.3 %; 3 of 197 once)
   const jit = main.filter((s) => s.frames.includes('[unknown] (JIT code)')).reduce((a, s) => a + s.count, 0);
-  assert.ok(jit <= all * 0.01, `samples with an unnamed JIT frame: ${jit} of ${all}`);
+  assert.ok(jit <= Math.max(2, all * 0.025), `samples with an unnamed JIT frame: ${jit} of ${all}`);
 });
 
 test('--text prints an indented tree with counts and percentages', async (t) => {
