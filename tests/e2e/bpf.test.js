@@ -61,8 +61,10 @@ h.modeTest('bpf', '--all-node finds node by its symbols: a renamed node yes, a "
   const r = await h.runV8walk(['--all-node', '--raw', '--function', '--duration', '4']);
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
-  assert.ok(chainSamples(stacks, a.pid, a.ready) >= 40, `node (${a.pid}) sampled`);
-  assert.ok(chainSamples(stacks, b.pid, b.ready) >= 40, `my-server (${b.pid}) sampled`);
+  const na = chainSamples(stacks, a.pid, a.ready), nb = chainSamples(stacks, b.pid, b.ready);
+  const seen = [...new Set(stacks.map((s) => s.frames[0]))].join(', ');
+  assert.ok(na >= 40, `node (${a.pid}) sampled: ${na} chain samples; processes seen: ${seen}\n${r.stderr}`);
+  assert.ok(nb >= 40, `my-server (${b.pid}) sampled: ${nb} chain samples; processes seen: ${seen}\n${r.stderr}`);
   const comm = fs.readFileSync(`/proc/${b.pid}/comm`, 'utf8').trim(); // "my-server", or MainThread
   assert.ok(stacks.some((s) => s.frames[0] === `${comm} (${b.pid})`), `the renamed node is "${comm} (${b.pid})"`);
   assert.ok(!stacks.some((s) => s.frames[0].endsWith(`(${sleeper.pid})`)), 'the fake "node" is not sampled');
