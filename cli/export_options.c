@@ -11,15 +11,6 @@
 
 enum { LABEL_KEY_MAX = EXPORT_LABEL_KEY_MAX, LABEL_VALUE_MAX = 256 };
 
-/* The reason an option is refused, into *why: BEFORE, the argument escaped, AFTER; false. */
-static bool refuse_option(struct strbuf *why, const char *before, const char *arg, const char *after)
-{
-	sb_add(why, before);
-	sb_add_escaped_str(why, arg);
-	sb_add(why, after);
-	return false;
-}
-
 /* A label key: [A-Za-z_][A-Za-z0-9_.-]* — it is used in report's --where too. */
 static bool label_key_ok(const char *s, size_t len)
 {
@@ -40,16 +31,16 @@ static bool label_option(const char *arg, struct export_options *x, struct strbu
 	const char *eq = strchr(arg, '=');
 	size_t vlen = eq ? strlen(eq + 1) : 0;
 	if (!eq || !label_key_ok(arg, (size_t)(eq - arg))) {
-		return refuse_option(why, "--label needs KEY=VALUE with KEY of letters, digits, '_', '.', "
-				     "'-', not '", arg, "'");
+		sb_printf_text(why, "--label needs KEY=VALUE with KEY of letters, digits, '_', '.', '-', "
+			       "not '%s'", arg);
+		return false;
 	}
 	for (const char *p = eq + 1; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			vlen = LABEL_VALUE_MAX + 1;
 	if (!vlen || vlen > LABEL_VALUE_MAX) {
-		sb_add(why, "--label ");
-		sb_add_escaped(why, arg, (size_t)(eq - arg));
-		sb_printf(why, ": the value must be 1 to %d printable bytes", LABEL_VALUE_MAX);
+		sb_printf_text(why, "--label %.*s: the value must be 1 to %d printable bytes",
+			       (int)(eq - arg), arg, LABEL_VALUE_MAX);
 		return false;
 	}
 	x->any_label = true;
@@ -82,10 +73,7 @@ bool export_option(int id, const char *arg, struct export_options *x, struct str
 	switch (id) {
 	case XO_EXPORT:
 		if (!ch_url_parse(arg, &x->url, reason, sizeof(reason))) {
-			sb_add(why, "--export ");
-			sb_add_escaped_str(why, arg);
-			sb_add(why, ": ");
-			sb_add_escaped_str(why, reason);
+			sb_printf_text(why, "--export %s: %s", arg, reason);
 			return false;
 		}
 		x->url_text = arg;
@@ -107,8 +95,9 @@ bool export_option(int id, const char *arg, struct export_options *x, struct str
 		errno = 0;
 		double v = strtod(arg, &end);
 		if (errno || end == arg || *end || !(v >= 0.001 && v <= 1e6)) {
-			return refuse_option(why, "--spool-max-mb needs a size in MiB from 0.001 to 1000000, "
-					     "not '", arg, "'");
+			sb_printf_text(why, "--spool-max-mb needs a size in MiB from 0.001 to 1000000, not '%s'",
+				       arg);
+			return false;
 		}
 		x->spool_max_mb = v;
 		return true;

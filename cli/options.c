@@ -134,20 +134,16 @@ static bool parse_double(const char *s, double *out)
 	return true;
 }
 
-/* The reason the command line is refused, into *why (escaped: it may quote what was typed);
- * returns false. */
+/* The reason the command line is refused, into *why (sb_printf_text: it may quote what was
+ * typed); returns false. */
 static bool refuse(struct strbuf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool refuse(struct strbuf *why, const char *fmt, ...)
 {
-	struct strbuf raw;
-	sb_init(&raw);
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vprintf(&raw, fmt, ap);
-	va_end(ap);
 	sb_reset(why);
-	sb_add_escaped(why, raw.s, raw.len);
-	sb_free(&raw);
+	sb_vprintf_text(why, fmt, ap);
+	va_end(ap);
 	return false;
 }
 

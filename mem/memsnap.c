@@ -45,14 +45,18 @@ void memsnap_reset(struct memsnap *s)
 	s->nbad = 0;
 }
 
+/* The page [addr, addr+len) lies in, or UINT64_MAX when it spans two (or is empty). */
+static uint64_t one_page(uint64_t addr, size_t len)
+{
+	return len && (addr + len - 1) / PAGE == addr / PAGE ? addr / PAGE : UINT64_MAX;
+}
+
 /* [addr, addr+len) inside one page that a read found unreadable? */
 static bool on_bad_page(const struct memsnap *s, uint64_t addr, size_t len)
 {
-	uint64_t page = addr / PAGE;
-	if (len == 0 || (addr + len - 1) / PAGE != page)
-		return false;
-	size_t n = s->nbad < 16 ? s->nbad : 16;
-	for (size_t i = 0; i < n; i++)
+	uint64_t page = one_page(addr, len);
+	size_t n = s->nbad < MEMSNAP_BAD_PAGES ? s->nbad : MEMSNAP_BAD_PAGES;
+	for (size_t i = 0; page != UINT64_MAX && i < n; i++)
 		if (s->bad_pages[i] == page)
 			return true;
 	return false;
@@ -61,8 +65,9 @@ static bool on_bad_page(const struct memsnap *s, uint64_t addr, size_t len)
 /* A read of [addr, addr+len), inside one page, failed: the page is not readable. */
 static void note_bad_page(struct memsnap *s, uint64_t addr, size_t len)
 {
-	if (len && (addr + len - 1) / PAGE == addr / PAGE && !on_bad_page(s, addr, len))
-		s->bad_pages[s->nbad++ % 16] = addr / PAGE;
+	uint64_t page = one_page(addr, len);
+	if (page != UINT64_MAX && !on_bad_page(s, addr, len))
+		s->bad_pages[s->nbad++ % MEMSNAP_BAD_PAGES] = page;
 }
 
 static bool holds(const struct snap_range *r, uint64_t addr, size_t len)

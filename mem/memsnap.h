@@ -8,6 +8,8 @@
 
 #include "memsrc.h"
 
+enum { MEMSNAP_BAD_PAGES = 16 };
+
 struct snap_range {
 	uint64_t addr;
 	size_t len;
@@ -30,8 +32,8 @@ struct memsnap {
 	unsigned long misses; /* reads that went to the backing source */
 	/* pages a read found unreadable in this snapshot (a slot value that only looks like a
 	 * pointer): later reads inside them fail at once instead of asking the target again */
-	uint64_t bad_pages[16];
-	size_t nbad;
+	uint64_t bad_pages[MEMSNAP_BAD_PAGES];
+	size_t nbad;       /* pages noted (the newest MEMSNAP_BAD_PAGES are kept) */
 };
 
 void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget);

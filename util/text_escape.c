@@ -119,6 +119,23 @@ void fput_json_string(FILE *f, const char *s, size_t len)
 	sb_free(&b);
 }
 
+void sb_vprintf_text(struct strbuf *out, const char *fmt, va_list ap)
+{
+	struct strbuf raw;
+	sb_init(&raw);
+	sb_vprintf(&raw, fmt, ap);
+	sb_add_escaped(out, raw.s ? raw.s : "", raw.len);
+	sb_free(&raw);
+}
+
+void sb_printf_text(struct strbuf *out, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf_text(out, fmt, ap);
+	va_end(ap);
+}
+
 void fprintf_text(FILE *f, const char *fmt, ...)
 {
 	struct strbuf raw, safe;

@@ -4,6 +4,7 @@
 #ifndef V8WALK_TEXT_ESCAPE_H
 #define V8WALK_TEXT_ESCAPE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -20,6 +21,10 @@ void fput_escaped(FILE *f, const char *s, size_t len);
  * final newline. For every line that can hold target-controlled text (diagnostics, warnings, the
  * summary, --dump and --core text): v8walk's own words are printable and pass unchanged. */
 void fprintf_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same appended to a buffer, without a newline of its own: a one-line message that may quote
+ * what came from outside (a refused option's argument). */
+void sb_printf_text(struct strbuf *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf_text(struct strbuf *out, const char *fmt, va_list ap);
 /* Append s[0..len) as the body of a JSON string (no quotes): ", \ and controls escaped, C1 as
  * \u00XX, invalid UTF-8 as \ufffd. */
 void sb_add_json(struct strbuf *out, const char *s, size_t len);
