@@ -51,10 +51,6 @@ bool validate_prefetched(const struct v8_layout *L, struct map_types *types, str
 	int noff[PREFETCH_MAX_OBJECTS];
 	size_t n = 0;
 	for (size_t i = 0; i < p->n; i++) {
-		/* a function is only read from the copy: its map is not a root map, and asking the live
-		 * process for that map's type was a read per sample that decided nothing */
-		if (p->kind[i] == PF_FUNCTION)
-			continue;
 		noff[n] = identity_offsets(L, &h, p->obj[i] + 1, offs[n]);
 		if (noff[n] == 0)
 			continue;
