@@ -51,10 +51,10 @@ bool maglev_deopt_index(const uint8_t *table, size_t n, uint32_t pc_offset, int 
 		const uint8_t *e = table + MAGLEV_SAFEPOINT_HEADER + (size_t)i * c.entry;
 		if (bytes_at(e, c.pc_bytes) != pc_offset)
 			continue;
-		int index = (int)bytes_at(e + c.pc_bytes, c.deopt_bytes) - 1; /* stored + 1 */
-		if (index < 0)
-			return false;
-		*deopt_index = index;
+		uint32_t stored = bytes_at(e + c.pc_bytes, c.deopt_bytes); /* the index + 1 */
+		if (stored == 0 || stored - 1 > INT32_MAX)
+			return false; /* none, or past any index (found by fuzz/fuzz_v8_tables.c) */
+		*deopt_index = (int)(stored - 1);
 		return true;
 	}
 	return false;

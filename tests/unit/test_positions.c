@@ -522,3 +522,20 @@ Test(positions, maglev_safepoint_table_of_node_26)
 	t[8] = 0x7f; /* implausible entry sizes */
 	cr_assert_eq(maglev_safepoints_size(t, sizeof(t)), 0);
 }
+
+Test(positions, maglev_deopt_index_bounds)
+{
+	/* one entry, 1-byte pc, 4-byte deopt index (stored + 1): the largest stored value is the
+	 * largest int index; past it is damage, not an index (and not a signed overflow) */
+	uint8_t t[] = {0x01, 0, 0, 0, 0, 0, 0, 0, 0x11, 0x02, 0, 0, 0, 0, 0, 0,
+		       0x10, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00};
+	int index;
+	cr_assert(maglev_deopt_index(t, sizeof(t), 0x10, &index));
+	cr_assert_eq(index, 0x7fffffff);
+	t[17] = 0x01; /* stored 0x80000001 */
+	cr_assert_not(maglev_deopt_index(t, sizeof(t), 0x10, &index));
+	memset(t + 17, 0xff, 4);
+	cr_assert_not(maglev_deopt_index(t, sizeof(t), 0x10, &index));
+	memset(t + 17, 0, 4);
+	cr_assert_not(maglev_deopt_index(t, sizeof(t), 0x10, &index), "stored 0: no deopt entry");
+}
