@@ -26,8 +26,8 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 		sw->positions.decoded_hits);
 	const struct sampler_stats *st = &s->st;
 	double n = st->pauses.n ? (double)st->pauses.n : 1.0;
-	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us, unwind %.1f "
-		     "us, the frames' objects %.1f us\n",
+	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us; after it, "
+		     "unwind %.1f us, the frames' objects %.1f us\n",
 		(double)st->regs_ns / n / 1e3, (double)st->stack_ns / n / 1e3,
 		(double)st->unwind_ns / n / 1e3, (double)st->objects_ns / n / 1e3);
 }

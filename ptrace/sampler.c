@@ -114,7 +114,7 @@ static uint32_t role_of(struct sampler *s, struct tthread *t, const struct captu
 			    c->ws.end == UNWIND_COMPLETE);
 }
 
-/* Copy and unwind one stopped thread: registers, stack, the heap objects of its JS frames. */
+/* Copy what must be consistent with the stop of one thread: its registers and its stack. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
 	uint64_t t0 = now_ns();
@@ -139,14 +139,8 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	if (to > from)
 		memsnap_add(&c->snap, from, (size_t)(to - from));
 	c->bounds = b;
-	uint64_t t2 = now_ns();
-	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &b, &c->ws);
-	uint64_t t3 = now_ns();
 	s->st.regs_ns += t1 - t0;
-	s->st.stack_ns += t2 - t1;
-	s->st.objects_ns += c->ws.prefetch_ns;
-	s->st.unwind_ns += t3 - t2 - c->ws.prefetch_ns;
-	capture_keep_unwind(c, s->sw);
+	s->st.stack_ns += now_ns() - t1;
 	return true;
 }
 
@@ -193,18 +187,25 @@ static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
  * read now and kept only if the copied objects it was reached through are still in place. */
 static void decode_capture(struct sampler *s, struct capture *c)
 {
-	capture_restore_unwind(c, s->sw);
-	/* a stack outside the known mappings, or code outside them (new libraries, grown JIT
-	 * space): re-read the maps and unwind the copied stack again */
+	/* a stack outside the known mappings (a new thread): re-read the maps; its bounds are
+	 * within the mapping, and within what was copied (the rest of the stack has moved on) */
 	struct stack_bounds b;
 	if (!c->bounds_known && stack_bounds_at(&s->maps_fresh, s->as, c->regs.r[DW_RSP], &b)) {
-		/* within the mapping, and within what was copied: the rest of the stack has moved on */
 		c->bounds.lo = b.lo > c->bounds.lo ? b.lo : c->bounds.lo;
 		c->bounds.hi = b.hi < c->bounds.hi ? b.hi : c->bounds.hi;
-		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
-	} else if (maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames)) {
-		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
 	}
+	/* the copied stack is unwound, and the objects its JS frames' slots name copied, now that
+	 * the thread runs again: a GC may have moved one since, which leaves a forwarding word
+	 * where its map was (then the sample is marked, below) */
+	uint64_t t0 = now_ns();
+	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
+	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and
+	 * unwind again */
+	if (c->bounds_known && maps_refresh_after_walk(&s->maps_fresh, s->as, s->sw->raw, c->ws.raw_frames))
+		stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
+	s->st.objects_ns += c->ws.prefetch_ns;
+	s->st.unwind_ns += now_ns() - t0 - c->ws.prefetch_ns;
+	bool moved = prefetched_moved(s->sw->rt, &c->snap.base, &s->sw->prefetched);
 	/* what the copied objects name (SFIs, tables, Code) is read now, and checked afterwards */
 	unsigned long live_reads = c->snap.misses;
 	struct prefetch_hints hints = {.types = &s->sw->map_types, .positions = &s->sw->positions,
@@ -215,9 +216,10 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
 	 * that could have moved since the stop: only one that read the live process is validated
 	 * (also when no JS frame could be named: the reason may be what moved) */
-	if (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
-	    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
-				 &s->sw->prefetched, &s->st.validation))
+	if (moved ||
+	    (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
+	     !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
+				  &s->sw->prefetched, &s->st.validation)))
 		mark_unvalidated(s, s->frames, n);
 	XGROW(s->queue, s->capqueue, s->nqueue + 1);
 	struct captured_sample *q = &s->queue[s->nqueue++];

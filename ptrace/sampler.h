@@ -49,8 +49,8 @@ struct sampler_stats {
 	bool target_exited;
 	int exit_status;
 	struct sampler_mark half, end; /* taken halfway through --duration, and when sampling ended */
-	/* where the time of the stops went (sums over all stops, ns): registers, the stack copy, the
-	 * unwind, the batched copy of the frames' objects */
+	/* where the time of a sample went (sums over all stops, ns): while stopped, registers and the
+	 * stack copy; after the thread resumed, the unwind and the batched copy of the frames' objects */
 	uint64_t regs_ns, stack_ns, unwind_ns, objects_ns;
 };
 
@@ -102,9 +102,9 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 		  sample_sink_fn sink, void *sink_ctx);
 void sampler_free(struct sampler *s);
 /* The stop callback to give tracer_attach (ctx = the sampler): copies only what must be
- * consistent with the stop — registers, the stack, the heap objects that identify each JS frame —
- * and unwinds the copy. The frames are named after every thread asked at that tick has resumed,
- * and kept only if what they were read from was not moved meanwhile (walker/validate.h). */
+ * consistent with the stop — the registers and the stack. The copy is unwound and its frames
+ * named after every thread asked at that tick has resumed, and kept only if the objects they were
+ * read from were not moved meanwhile (walker/prefetch.h prefetched_moved, walker/validate.h). */
 void sampler_on_stop(void *ctx, struct tthread *t);
 /* The live loop, in the steps the CLI's loop drives (sampling/backend.h; ptrace_backend.h):
  * sampling starts at now and ends at end (0: unknown; from its middle on, the steady-state

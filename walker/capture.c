@@ -17,8 +17,6 @@ void capture_pool_free(struct capture_pool *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		memsnap_free(&p->v[i]->snap);
-		free(p->v[i]->raw);
-		free(p->v[i]->prefetched);
 		free(p->v[i]);
 	}
 	free(p->v);
@@ -33,38 +31,13 @@ struct capture *capture_pool_take(struct capture_pool *p, size_t max)
 		XGROW(p->v, p->cap, p->n + 1);
 		struct capture *c = xcalloc(1, sizeof(*c));
 		memsnap_init(&c->snap, p->backing, p->snap_budget);
-		c->raw = xcalloc(STACKWALK_MAX_FRAMES, sizeof(*c->raw));
-		c->prefetched = xcalloc(1, sizeof(*c->prefetched));
 		p->v[p->n++] = c;
 	}
 	struct capture *c = p->v[p->used++];
 	memsnap_reset(&c->snap);
 	memset(&c->ws, 0, sizeof(c->ws));
-	c->prefetched->n = c->prefetched->nreceivers = 0;
 	c->held_ns = 0;
 	return c;
-}
-
-void capture_keep_unwind(struct capture *c, const struct stackwalk *sw)
-{
-	memcpy(c->raw, sw->raw, sizeof(*c->raw) * (size_t)c->ws.raw_frames);
-	c->prefetched->n = sw->prefetched.n;
-	memcpy(c->prefetched->obj, sw->prefetched.obj, sizeof(uint64_t) * sw->prefetched.n);
-	memcpy(c->prefetched->kind, sw->prefetched.kind, sw->prefetched.n);
-	c->prefetched->nreceivers = sw->prefetched.nreceivers;
-	memcpy(c->prefetched->receivers, sw->prefetched.receivers,
-	       sizeof(uint64_t) * sw->prefetched.nreceivers);
-}
-
-void capture_restore_unwind(const struct capture *c, struct stackwalk *sw)
-{
-	memcpy(sw->raw, c->raw, sizeof(*c->raw) * (size_t)c->ws.raw_frames);
-	sw->prefetched.n = c->prefetched->n;
-	memcpy(sw->prefetched.obj, c->prefetched->obj, sizeof(uint64_t) * c->prefetched->n);
-	memcpy(sw->prefetched.kind, c->prefetched->kind, c->prefetched->n);
-	sw->prefetched.nreceivers = c->prefetched->nreceivers;
-	memcpy(sw->prefetched.receivers, c->prefetched->receivers,
-	       sizeof(uint64_t) * c->prefetched->nreceivers);
 }
 
 void capture_pool_release(struct capture_pool *p)

@@ -1,8 +1,9 @@
 /* capture.h — what one stop of a thread copied, kept until its frames are named: the registers,
- * the stack bounds, a memory snapshot (the stack chunk and the heap objects that identify each JS
- * frame), the unwound raw frames and the list of prefetched objects. Stops that arrive together
- * (every thread due at one tick) are each held only while their own copy is made; all of them
- * are decoded after the last one resumed. A pool of captures is reused from tick to tick. */
+ * the stack bounds and a memory snapshot of the stack chunk (to which the unwind, once the thread
+ * runs again, adds the heap objects its JS frames name). Stops that arrive together (every
+ * thread due at one tick) are each held only while their own copy is made; all of them are
+ * unwound and decoded after the last one resumed. A pool of captures is reused from tick to
+ * tick. */
 #ifndef V8WALK_CAPTURE_H
 #define V8WALK_CAPTURE_H
 
@@ -27,8 +28,6 @@ struct capture {
 	bool bounds_known; /* the stack's mapping was known at the stop (else bounds are a guess) */
 	struct memsnap snap;
 	struct walk_stats ws; /* of the unwind (raw frame count, how it ended) */
-	struct raw_frame *raw; /* ws.raw_frames of them */
-	struct prefetched *prefetched;
 };
 
 struct capture_pool {
@@ -42,10 +41,6 @@ void capture_pool_init(struct capture_pool *p, struct memsrc *backing, size_t sn
 void capture_pool_free(struct capture_pool *p);
 /* A capture to fill (reset), or NULL when `max` captures are already waiting. */
 struct capture *capture_pool_take(struct capture_pool *p, size_t max);
-/* Keep the walker's raw frames and prefetch list of the unwind just made in c. */
-void capture_keep_unwind(struct capture *c, const struct stackwalk *sw);
-/* Put c's raw frames and prefetch list back into the walker, to decode them. */
-void capture_restore_unwind(const struct capture *c, struct stackwalk *sw);
 /* Every waiting capture has been decoded: all are free again. */
 void capture_pool_release(struct capture_pool *p);
 

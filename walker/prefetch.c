@@ -7,7 +7,7 @@
 
 /* MAP_BYTES: a receiver's map word; MAP_OBJ_BYTES: a whole Map (80 bytes without pointer
  * compression, 40 with), its type, bit fields, prototype, constructor and descriptors */
-enum { STOP_BATCH = 256, MAX_BATCH = 512, OBJ_BYTES = 64, MAP_BYTES = 16, MAP_OBJ_BYTES = 80, CODE_BYTES = 80,
+enum { SLOT_BATCH = 256, MAX_BATCH = 512, OBJ_BYTES = 64, MAP_BYTES = 16, MAP_OBJ_BYTES = 80, CODE_BYTES = 80,
        TABLE_BYTES = 256 };
 
 struct batch {
@@ -48,7 +48,7 @@ static void record(struct prefetched *out, const struct batch *b)
 	}
 }
 
-/* The maps of objects copied at the stop, unless they are root maps whose type is known. */
+/* The maps of the slots' objects, unless they are root maps whose type is known. */
 static void add_maps(struct batch *b, const struct v8_layout *L, struct map_types *types,
 		     struct memsrc *mem, const uint64_t *obj, size_t n)
 {
@@ -68,7 +68,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
-	struct batch fns = {.n = 0, .max = STOP_BATCH}; /* bounds the work while it is stopped */
+	struct batch fns = {.n = 0, .max = SLOT_BATCH}; /* the frames' slots: at most 256 objects */
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
@@ -91,6 +91,22 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	}
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);
 	record(out, &fns);
+}
+
+bool prefetched_moved(const struct v8_runtime *rt, struct memsrc *mem, const struct prefetched *p)
+{
+	if (!rt)
+		return false;
+	const struct v8_layout *L = &rt->L;
+	uint64_t map;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->kind[i] == PF_FUNCTION && word(mem, p->obj[i] + L->v[L_HEAPOBJECT_MAP], &map) &&
+		    !v8_is_heap_object(map))
+			return true;
+	for (size_t i = 0; i < p->nreceivers; i++)
+		if (word(mem, p->receivers[i] + L->v[L_HEAPOBJECT_MAP], &map) && !v8_is_heap_object(map))
+			return true;
+	return false;
 }
 
 /* The SharedFunctionInfos inlined into the code of the raw frames, as decoded before. */
@@ -116,7 +132,7 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 		return;
 	const struct v8_layout *L = &rt->L;
 	struct batch second = {.n = 0, .max = MAX_BATCH};
-	/* the SharedFunctionInfos and code of the functions copied at the stop, the position tables
+	/* the SharedFunctionInfos and code of the functions of the first batch, the position tables
 	 * of their bytecode arrays (the maps of all of them are root maps: never moved, their types
 	 * remembered by v8/map_types). A slot holding something else (an optimized frame keeps spill
 	 * slots where the bytecode array would be) is skipped once its map is known to be a root map

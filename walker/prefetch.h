@@ -1,7 +1,7 @@
 /* prefetch.h — before the JS frames of a stack are decoded, copy the heap objects they will read
  * (functions, bytecode arrays and their position tables, receivers, their maps,
- * SharedFunctionInfos) in two batched reads instead of dozens of small
- * ones: on a live target one process_vm_readv while the thread is stopped, one after. */
+ * SharedFunctionInfos) in two batched reads instead of dozens of small ones (on a live target,
+ * two process_vm_readv once the thread runs again). */
 #ifndef V8WALK_PREFETCH_H
 #define V8WALK_PREFETCH_H
 
@@ -16,7 +16,7 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
 
 /* The heap objects (untagged addresses) a prefetch copied whole, receivers aside: what a decode
  * that runs after the thread resumed is checked against (walker/validate.h). */
-/* Which frame slot (or which field of what was copied at the stop) an object was reached from. */
+/* Which frame slot (or which field of what the first batch copied) an object was reached from. */
 enum prefetch_kind { PF_FUNCTION, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP };
 
 struct prefetched {
@@ -27,10 +27,15 @@ struct prefetched {
 	size_t nreceivers;
 };
 
-/* While the thread is stopped: copy the objects the frames' slots name — functions (young
- * objects a scavenge moves), bytecode arrays, receivers (their map word) — in one batch. */
+/* Copy the objects the frames' slots name — functions, bytecode arrays, receivers (their map
+ * word) — in one batch. */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
 			 const struct raw_frame *raw, int n, struct prefetched *out);
+/* Did a GC move one of the functions or receivers copied (after the stop) since the stop? Where
+ * its map was, a moved object holds a forwarding address, which is not a tagged pointer
+ * (MapWord::FromForwardingAddress); bytecode arrays live in old space, and a slot that only
+ * looked like one is not asked. */
+bool prefetched_moved(const struct v8_runtime *rt, struct memsrc *mem, const struct prefetched *p);
 /* What the after-resume batch can use beyond the copy (each may be NULL): root maps' types, and
  * the inlining the positions cache decoded for the code of the raw frames. */
 struct prefetch_hints {

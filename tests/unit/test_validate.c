@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 
 #include "../../mem/memsnap.h"
+#include "../../walker/prefetch.h"
 #include "../../walker/validate.h"
 #include "fake_heap.h"
 
@@ -71,4 +72,34 @@ Test(validate, a_young_function_that_moved_does_not_invalidate)
 	fh_set(&fh, fn, fh.L.v[L_HEAPOBJECT_MAP], 0x12345678);
 	struct validation v = {0};
 	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
+}
+
+/* After the stop, a scavenge moved the function: where its map was, V8 left the forwarding
+ * address (the new copy's address, untagged: MapWord::FromForwardingAddress) */
+Test(validate, moved_function_or_receiver_is_seen)
+{
+	static struct v8_runtime rt;
+	rt.L = fh.L;
+	struct memsnap after;
+	memsnap_init(&after, &fh.base, 1 << 20);
+	uint64_t recv = fh_obj(&fh, FT_JSFUNCTION, 64);
+	struct prefetched p = {.n = 1, .obj = {fn - 1}, .kind = {PF_FUNCTION}, .nreceivers = 1,
+			       .receivers = {recv - 1}};
+	cr_assert_not(prefetched_moved(&rt, &after.base, &p), "in place: not moved");
+	uint64_t copy_of_fn = fh_obj(&fh, FT_JSFUNCTION, 64);
+	fh_set(&fh, fn, fh.L.v[L_HEAPOBJECT_MAP], copy_of_fn - 1);
+	memsnap_reset(&after);
+	cr_assert(prefetched_moved(&rt, &after.base, &p), "the function was moved");
+	p.n = 0;
+	cr_assert_not(prefetched_moved(&rt, &after.base, &p), "only the receiver is asked now");
+	fh_set(&fh, recv, fh.L.v[L_HEAPOBJECT_MAP], copy_of_fn - 1);
+	memsnap_reset(&after);
+	cr_assert(prefetched_moved(&rt, &after.base, &p), "the receiver was moved");
+	p.nreceivers = 0;
+	p.n = 1;
+	p.kind[0] = PF_BYTECODE;
+	cr_assert_not(prefetched_moved(&rt, &after.base, &p),
+		      "a bytecode-array slot is not asked (old space; in optimized frames a spill slot)");
+	cr_assert_not(prefetched_moved(NULL, &after.base, &p), "no V8: nothing to ask");
+	memsnap_free(&after);
 }
