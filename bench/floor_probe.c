@@ -1,7 +1,9 @@
 /* floor_probe.c — the physical floor of a ptrace sample, for bench/real_cost.js: at the same rate
  * as v8walk it does only what any ptrace stack sampler must — PTRACE_INTERRUPT the target's main
  * thread, wait for the stop, PTRACE_GETREGS, one process_vm_readv of the same stack bytes v8walk
- * copies (from sp minus the red zone, 64 KiB by default), PTRACE_CONT — and reports the pause the
+ * copies (from sp minus the red zone, 64 KiB by default, cut at the end of the stack's mapping as
+ * v8walk cuts it: a read that runs past it costs a failed page lookup), PTRACE_CONT — at
+ * SCHED_FIFO when it may (v8walk holds that policy while a stop is handled) — and reports the pause the
  * way v8walk's summary measures it (from seeing the stop to being ready to resume), plus the lag
  * (interrupt to stop seen) and the whole stop (interrupt to resumed), as one JSON line on stdout.
  *
@@ -10,6 +12,7 @@
  * SIGINT/SIGTERM end it early (after the stop in progress, the target resumed and detached).
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +33,26 @@ struct probe_opts {
 	double rate_hz;
 	double seconds;
 	size_t stack_bytes;
+	uint64_t stack_lo, stack_hi; /* the main thread's stack mapping ([stack] in the maps), or 0 */
 };
+
+/* The [stack] mapping of the process, read once (0, 0 when not found: nothing is cut). */
+static void find_stack(struct probe_opts *o)
+{
+	char fn[64], line[512];
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)o->pid);
+	FILE *f = fopen(fn, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2) {
+			o->stack_lo = lo;
+			o->stack_hi = hi;
+		}
+	}
+	fclose(f);
+}
 
 struct probe_stats {
 	uint64_t *pause_ns, *lag_ns, *stop_ns;
@@ -130,14 +152,18 @@ static int sample_once(const struct probe_opts *o, unsigned char *buf, struct pr
 	struct user_regs_struct regs;
 	if (ptrace(PTRACE_GETREGS, o->pid, NULL, &regs) != 0)
 		return -1;
-	struct iovec local = { buf, o->stack_bytes };
-	struct iovec remote = { (void *)(uintptr_t)(regs.rsp - RED_ZONE), o->stack_bytes };
+	uint64_t from = regs.rsp - RED_ZONE;
+	size_t len = o->stack_bytes;
+	if (from >= o->stack_lo && from < o->stack_hi && o->stack_hi - from < len)
+		len = (size_t)(o->stack_hi - from);
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)from, len };
 	ssize_t got = process_vm_readv(o->pid, &local, 1, &remote, 1, 0);
 	uint64_t t_done = now_ns();
 	if (ptrace(PTRACE_CONT, o->pid, NULL, NULL) != 0)
 		return -1;
 	uint64_t t_resumed = now_ns();
-	if (got < (ssize_t)o->stack_bytes)
+	if (got < (ssize_t)len)
 		st->short_reads++;
 	if (got > 0)
 		st->bytes_read += (uint64_t)got;
@@ -167,7 +193,8 @@ static int sleep_or_signal(const sigset_t *stop_set, uint64_t deadline_ns)
 	}
 }
 
-static void print_result(const struct probe_opts *o, struct probe_stats *st, double secs, int gone)
+static void print_result(const struct probe_opts *o, struct probe_stats *st, double secs, int gone,
+			 int fifo)
 {
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -177,19 +204,19 @@ static void print_result(const struct probe_opts *o, struct probe_stats *st, dou
 	       "\"stackBytes\":%zu,\"meanBytesRead\":%.0f,\"shortReads\":%zu,\"otherStops\":%zu,"
 	       "\"pauseMedianUs\":%.1f,\"pauseP99Us\":%.1f,\"pauseMaxUs\":%.1f,"
 	       "\"lagMedianUs\":%.1f,\"lagP99Us\":%.1f,\"stopMedianUs\":%.1f,\"stopP99Us\":%.1f,"
-	       "\"stopMaxUs\":%.1f,\"cpuPercent\":%.2f}\n",
+	       "\"stopMaxUs\":%.1f,\"cpuPercent\":%.2f,\"fifo\":%s}\n",
 	       (int)o->pid, o->rate_hz, secs, st->n, gone ? "true" : "false", o->stack_bytes,
 	       st->n ? (double)st->bytes_read / (double)st->n : 0.0, st->short_reads, st->other_stops,
 	       quantile_us(st->pause_ns, st->n, 0.5), quantile_us(st->pause_ns, st->n, 0.99),
 	       quantile_us(st->pause_ns, st->n, 1.0), quantile_us(st->lag_ns, st->n, 0.5),
 	       quantile_us(st->lag_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 0.5),
 	       quantile_us(st->stop_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 1.0),
-	       secs > 0 ? 100.0 * cpu / secs : 0.0);
+	       secs > 0 ? 100.0 * cpu / secs : 0.0, fifo ? "true" : "false");
 }
 
 int main(int argc, char **argv)
 {
-	struct probe_opts o;
+	struct probe_opts o = { 0 };
 	if (parse_opts(argc, argv, &o) != 0)
 		return 2;
 	sigset_t stop_set;
@@ -210,6 +237,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor_probe: out of memory\n");
 		return 1;
 	}
+	find_stack(&o);
+	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
+	int fifo = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0;
 	if (ptrace(PTRACE_SEIZE, o.pid, NULL, NULL) != 0) {
 		fprintf(stderr, "floor_probe: cannot trace process %d: %s\n", (int)o.pid, strerror(errno));
 		return 1;
@@ -231,7 +261,7 @@ int main(int argc, char **argv)
 		if (ptrace(PTRACE_INTERRUPT, o.pid, NULL, NULL) == 0 && wait_interrupt_stop(o.pid, &st) == 0)
 			ptrace(PTRACE_DETACH, o.pid, NULL, NULL);
 	}
-	print_result(&o, &st, secs, gone);
+	print_result(&o, &st, secs, gone, fifo);
 	free(buf);
 	free(st.pause_ns);
 	free(st.lag_ns);
