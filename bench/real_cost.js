@@ -120,8 +120,12 @@ function parseSummary(tool, stderr) {
     withJs: num(/; (\d+) with JS frames/), errors: num(/errors (\d+) \(/),
     truncated: num(/(\d+) truncated/), missed: num(tool === 'bpf' ? /(\d+) lost\)/ : /(\d+) missed\)/),
     maxLagMs: num(/max lag ([\d.]+) ms/), cpuPercent: num(/v8walk CPU ([\d.]+)%/),
-    pauseMedianUs: num(/pause median (\d+) us/), pauseP99Us: num(/pause median \d+ us, p99 (\d+) us/),
-    pauseMaxUs: num(/pause median \d+ us, p99 \d+ us, max (\d+) us/),
+    allPauseMedianUs: num(/; pause median (\d+) us/),
+    // the main thread's (what the floor probe stops); the summary gives it apart only when other
+    // threads were stopped too
+    pauseMedianUs: num(/the main thread's pause median (\d+) us/) ?? num(/; pause median (\d+) us/),
+    pauseP99Us: num(/the main thread's pause median \d+ us, p99 (\d+) us/) ?? num(/; pause median \d+ us, p99 (\d+) us/),
+    pauseMaxUs: num(/the main thread's pause median \d+ us, p99 \d+ us, max (\d+) us/) ?? num(/; pause median \d+ us, p99 \d+ us, max (\d+) us/),
     readsPerSample: num(/\(([\d.]+) reads per sample/), readsStopped: num(/reads per sample, ([\d.]+) while stopped/),
     // the second half of --duration (cli/summary.c): caches warm, no attach in it
     steadyReads: num(/steady state \(second half\): ([\d.]+) reads per sample/),
@@ -268,7 +272,7 @@ function summarise(result) {
       });
       if (tool === 'ptrace') {
         Object.assign(row, {
-          pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((s) => s.pauseMaxUs ?? 0)),
+          pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), allPauseMedianUs: median(prof.map((s) => s.allPauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((s) => s.pauseMaxUs ?? 0)),
           readsPerSample: mean(prof.map((s) => s.readsPerSample)), floorMedianUs: floorMedian, pauseOverFloor: median(prof.map((s) => s.pauseMedianUs)) / floorMedian,
         });
       }
@@ -285,7 +289,7 @@ function printTable(result, rows) {
   console.log(`\n${result.workload} — ${result.covers} (pid ${result.pid})`);
   const server = result.kind === 'server';
   console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8), server ? '' : '1st 0.7s'.padStart(9),
-    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
+    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
   for (const r of rows) {
     const cells = [r.config.padEnd(14)];
     if (r.config === 'unprofiled') {
@@ -299,7 +303,7 @@ function printTable(result, rows) {
     cells.push(f1(r.throughputRatio, 3).padStart(10), `${f1(r.throughputRange[0], 2)}..${f1(r.throughputRange[1], 2)}`.padStart(12));
     if (server) cells.push(f1(r.p50Ratio, 2).padStart(6), f1(r.p99Ratio, 2).padStart(6));
     else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
-    cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7),
+    cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7), f1(r.allPauseMedianUs, 0).padStart(8),
       f1(r.readsPerSample).padStart(6), f1(r.steadyReads).padStart(7), f1(r.cpuPercent).padStart(6), f1(r.steadyCpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
     if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
     console.log(cells.join(' '));
@@ -323,8 +327,8 @@ async function main() {
     'per CPU-s: target work per CPU-second of the target, as a ratio (what the profiler costs inside the target, apart from lost ' +
     'scheduling; a ptrace stop costs wall time, not target CPU). on CPU: the target\'s CPU share (below 100%: it waited for a CPU ' +
     'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
-    '(ptrace; eBPF never stops the target) or the floor probe\'s. ' +
-    '÷floor: v8walk\'s pause median ÷ the floor probe\'s at the same rate in the same run. reads, CPU %: over the whole phase ' +
+    '(ptrace, the main thread\'s stops: the thread the floor probe stops; eBPF never stops the target) or the floor probe\'s. ' +
+    '÷floor: v8walk\'s main-thread pause median ÷ the floor probe\'s at the same rate in the same run. all p50: v8walk\'s pause median over every thread it stopped. reads, CPU %: over the whole phase ' +
     '(attaching and the first samples included); reads½, CPU½: over the second half of v8walk\'s --duration, caches warm (its ' +
     '"steady state" line).');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });

@@ -24,7 +24,7 @@ function run(cmd, args) {
 }
 
 function summary(stderr) {
-  const m = /(\d+) samples in ([\d.]+) s .*?; (\d+) with JS frames; errors (\d+) .*?pause median (\d+) us, p99 (\d+) us, max \d+ us \(([\d.]+) reads per sample; max lag ([\d.]+) ms; v8walk CPU ([\d.]+)%/.exec(stderr);
+  const m = /(\d+) samples in ([\d.]+) s .*?; (\d+) with JS frames; errors (\d+) .*?pause median (\d+) us, p99 (\d+) us, max \d+ us \(([\d.]+) reads per sample[^)]*\)[^\n]*?; max lag ([\d.]+) ms; v8walk CPU ([\d.]+)%/.exec(stderr);
   if (!m) throw new Error(`no summary in: ${stderr}`);
   return { samples: +m[1], secs: +m[2], js: +m[3], errors: +m[4], p50: +m[5], p99: +m[6], reads: +m[7], lag: +m[8], cpu: +m[9] };
 }

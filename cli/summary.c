@@ -57,6 +57,11 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 			  (double)histogram_quantile(h, 0.99) / 1e3, (double)h->max_ns / 1e3,
 			  st->samples ? (double)st->reads / (double)st->samples : 0.0,
 			  h->n ? (double)st->stop_reads / (double)h->n : 0.0);
+		const struct histogram *m = st->main_pauses;
+		if (m && m->n && m->n != h->n)
+			sb_printf(&line, "; the main thread's pause median %.0f us, p99 %.0f us, max %.0f us",
+				  (double)histogram_quantile(m, 0.5) / 1e3,
+				  (double)histogram_quantile(m, 0.99) / 1e3, (double)m->max_ns / 1e3);
 	}
 	sb_printf(&line, "; max lag %.1f ms; v8walk CPU %.1f%%\n", (double)st->max_lag_ns / 1e6,
 		  secs > 0 ? 100.0 * cpu / secs : 0.0);

@@ -42,6 +42,7 @@ struct sampler_stats {
 	unsigned long missed; /* a thread was due but its previous stop had not arrived yet */
 	uint64_t start_ns, end_ns;
 	struct histogram pauses; /* how long each thread was held stopped */
+	struct histogram main_pauses; /* of those, the main thread's (what the floor probe stops) */
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */

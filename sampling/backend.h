@@ -26,6 +26,7 @@ struct run_stats {
 	uint64_t start_ns, end_ns;
 	/* a sampler that stops threads (ptrace; pauses is NULL otherwise) */
 	const struct histogram *pauses; /* how long each thread was held */
+	const struct histogram *main_pauses; /* of those, the main thread's (the process's own tid) */
 	unsigned long ticks;
 	unsigned long reads, stop_reads; /* of target memory, and those while a thread was held */
 };
