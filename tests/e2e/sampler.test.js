@@ -161,7 +161,12 @@ test('the vDSO (clock_gettime) is [vdso], not V8 code: a frame of its own below 
   const inVdso = vdso.reduce((a, s) => a + s.count, 0);
   // (the fixture reads the clock in a loop: a good share of its time is in clock_gettime)
   assert.ok(inVdso >= all * 0.05, `samples ending in [vdso]: ${inVdso} of ${all}`);
-  for (const s of vdso)
+  // (a sample whose JS frames a scavenge moved between the stop and their naming says so instead
+  // of naming them: this fixture allocates all the time; such samples are few, never misnamed)
+  const MOVED = '[JS frame moved by GC before it was named]';
+  const moved = main.filter((s) => s.frames.includes(MOVED)).reduce((a, s) => a + s.count, 0);
+  assert.ok(moved <= Math.max(2, all * 0.02), `samples marked moved by GC: ${moved} of ${all}`);
+  for (const s of vdso.filter((x) => !x.frames.includes(MOVED)))
     assert.ok(s.frames.some((f) => h.parseJsFrame(f)?.name.includes('readClocks')), `a [vdso] sample under readClocks: ${s.frames.join(';')}`);
   // what the bug looked like: the clock's code, called from C++, taken for JIT code
   const clockAsJit = main.filter((s) => {
