@@ -103,6 +103,24 @@ static uint32_t intern_name(struct function_cache *c, const struct v8_heap *h, u
 	return id;
 }
 
+/* The function's definition and start lines in its script (0 while the script's line table
+ * cannot be had). */
+static void set_lines(struct function_cache *c, const struct v8_heap *h, struct v8_function *f,
+		      struct v8_script *s)
+{
+	/* the definition is the `function` token when V8 recorded its distance */
+	int64_t pos = f->start_pos;
+	if (f->token_offset > 0 && f->token_offset <= pos)
+		pos -= f->token_offset;
+	script_position(c->scripts, h, s, pos, &f->def_line, &f->def_col);
+	if (pos == f->start_pos) {
+		f->start_line = f->def_line;
+		f->start_col = f->def_col;
+	} else {
+		script_position(c->scripts, h, s, f->start_pos, &f->start_line, &f->start_col);
+	}
+}
+
 static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_function *f)
 {
 	const struct v8_layout *L = h->L;
@@ -152,19 +170,8 @@ static void decode(struct function_cache *c, const struct v8_heap *h, struct v8_
 		f->file_id = s->name_id;
 	}
 	f->def_line = f->def_col = f->start_line = f->start_col = 0;
-	if (s && f->start_pos >= 0) {
-		/* the definition is the `function` token when V8 recorded its distance */
-		int64_t pos = f->start_pos;
-		if (f->token_offset > 0 && f->token_offset <= pos)
-			pos -= f->token_offset;
-		script_position(c->scripts, h, s, pos, &f->def_line, &f->def_col);
-		if (pos == f->start_pos) {
-			f->start_line = f->def_line;
-			f->start_col = f->def_col;
-		} else {
-			script_position(c->scripts, h, s, f->start_pos, &f->start_line, &f->start_col);
-		}
-	}
+	if (s && f->start_pos >= 0)
+		set_lines(c, h, f, s);
 }
 
 static struct v8_function *entry(struct function_cache *c, size_t i)
@@ -197,6 +204,11 @@ const struct v8_function *function_of_sfi(struct function_cache *c, const struct
 		struct v8_function *f = entry(c, k - 1);
 		if (f->name_or_scope_info == nsi && f->script_field == script && f->token_offset == tok) {
 			c->hits++;
+			struct v8_script *s = f->has_script && f->def_line == 0 && f->start_pos >= 0
+						      ? script_cached(c->scripts, f->script)
+						      : NULL;
+			if (s && !s->lines_ok)
+				set_lines(c, h, f, s); /* its script had no line table yet: try again */
 			return f;
 		}
 	}

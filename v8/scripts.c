@@ -27,6 +27,7 @@ static void drop(struct script_cache *c, struct v8_script *s)
 	s->ends = NULL;
 	s->nends = 0;
 	s->scan_tries = 0;
+	s->scan_skip = 0;
 	s->lines_ok = false;
 }
 
@@ -238,13 +239,22 @@ bool script_position(struct script_cache *c, const struct v8_heap *h, struct v8_
 			    src != s->source_ptr) {
 				s->source_ptr = src;
 				s->scan_tries = 0;
+				s->scan_skip = 0;
 			}
 		}
-		if (!s->lines_ok && s->scan_tries < 3 && s->source_ptr) {
-			s->scan_tries++;
-			if (from_source(s, h, s->source_ptr)) {
+		/* a scan that failed is tried again after 2, 4, … 4,096 more lookups: a failure that
+		 * passes (seen in launch mode, the first lookups of a just-loaded script) is not kept
+		 * for the run, and one that lasts costs little */
+		if (!s->lines_ok && s->source_ptr) {
+			if (s->scan_skip) {
+				s->scan_skip--;
+			} else if (from_source(s, h, s->source_ptr)) {
 				s->lines_ok = true;
 				c->scanned++;
+			} else {
+				if (s->scan_tries < SCRIPT_SCAN_BACKOFF_MAX)
+					s->scan_tries++;
+				s->scan_skip = (uint16_t)(1u << s->scan_tries);
 			}
 		}
 		if (s->lines_ok)

@@ -18,7 +18,8 @@ struct v8_script {
 	uint32_t name_id;              /* interned script name ("" for none) */
 	uint32_t *ends;                /* code-unit offsets of each line's terminator */
 	size_t nends;
-	uint8_t scan_tries;
+	uint8_t scan_tries;            /* failed scans of this source so far */
+	uint16_t scan_skip;            /* lookups to let pass before the next try (2^tries, capped) */
 	bool lines_ok;
 	bool from_line_ends;           /* table came from Script.line_ends (else from the source) */
 };
@@ -27,6 +28,8 @@ struct v8_script {
  * 4,096 scripts × 16 MB of line ends); past it no new table is built until the next walk, which
  * empties them all. */
 #define SCRIPT_LINES_BUDGET ((size_t)64 << 20)
+/* the longest wait between two scans of a source that failed: 2^12 lookups */
+#define SCRIPT_SCAN_BACKOFF_MAX 12
 
 /* Entries never move (see util/stable_pool.h); a full cache is emptied only between walks. */
 struct script_cache {

@@ -174,6 +174,33 @@ Test(strings, line_table_prefers_script_line_ends)
 	intern_free(&names);
 }
 
+/* A source that cannot be read at first (as in launch mode, the first lookups of a script just
+ * loaded) is scanned again later, after a growing number of lookups, not given up for the run. */
+Test(strings, failed_scan_is_tried_again_later)
+{
+	struct intern names;
+	intern_init(&names);
+	struct script_cache sc;
+	script_cache_init(&sc, &names);
+	uint64_t src = fh_str1(&fh, "a\nb\nc");
+	uint64_t map;
+	memcpy(&map, fh_ptr(&fh, src - 1), 8);
+	fh_set(&fh, src, 0, 0); /* unreadable: no map */
+	struct v8_script *s = script_get(&sc, &fh.h, script_with_source(src));
+	int32_t line, col;
+	int fails = 0;
+	for (; fails < 10; fails++)
+		cr_assert_not(script_position(&sc, &fh.h, s, 4, &line, &col));
+	fh_set(&fh, src, 0, map); /* readable now */
+	int lookups = 0;
+	while (!script_position(&sc, &fh.h, s, 4, &line, &col))
+		cr_assert_lt(++lookups, 1 << SCRIPT_SCAN_BACKOFF_MAX, "tried again within the backoff");
+	cr_assert_eq(line, 3);
+	cr_assert_eq(col, 1);
+	script_cache_free(&sc);
+	intern_free(&names);
+}
+
 Test(strings, line_table_lookup_edges)
 {
 	const uint32_t ends[] = {4, 9, 12};
