@@ -185,8 +185,10 @@ static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
 	s->st.unvalidated++;
 }
 
-/* Name the frames of one capture; the thread runs again, so what was not copied at the stop is
- * read now and kept only if the copied objects it was reached through are still in place. */
+/* Unwind and name the frames of one capture; the thread runs again, so all but the copied stack is
+ * read now: the frames are kept only if the objects their slots name were not moved since the stop
+ * (prefetched_moved) and what was read through those did not move during the decode
+ * (walker/validate.h). */
 static void decode_capture(struct sampler *s, struct capture *c)
 {
 	/* a stack outside the known mappings (a new thread): re-read the maps; its bounds are
@@ -215,9 +217,10 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	prefetch_js_details(s->sw->rt, &hints, &c->snap.base, &s->sw->prefetched);
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
-	/* a decode served entirely by the stop's copy and by caches checked against it read nothing
-	 * that could have moved since the stop: only one that read the live process is validated
-	 * (also when no JS frame could be named: the reason may be what moved) */
+	/* a decode served entirely by the snapshot (the stack copied at the stop, the objects batched
+	 * after it) and by caches checked against it read nothing more that could move: only one that
+	 * read the live process besides is validated (also when no JS frame could be named: the
+	 * reason may be what moved) */
 	if (moved ||
 	    (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
 	     !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,

@@ -93,18 +93,22 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	record(out, &fns);
 }
 
+/* Where the object at addr had its map, a forwarding word (not a tagged pointer)? */
+static bool forwarded(const struct v8_layout *L, struct memsrc *mem, uint64_t addr)
+{
+	uint64_t map;
+	return word(mem, addr + L->v[L_HEAPOBJECT_MAP], &map) && !v8_is_heap_object(map);
+}
+
 bool prefetched_moved(const struct v8_runtime *rt, struct memsrc *mem, const struct prefetched *p)
 {
 	if (!rt)
 		return false;
-	const struct v8_layout *L = &rt->L;
-	uint64_t map;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->kind[i] == PF_FUNCTION && word(mem, p->obj[i] + L->v[L_HEAPOBJECT_MAP], &map) &&
-		    !v8_is_heap_object(map))
+		if (p->kind[i] == PF_FUNCTION && forwarded(&rt->L, mem, p->obj[i]))
 			return true;
 	for (size_t i = 0; i < p->nreceivers; i++)
-		if (word(mem, p->receivers[i] + L->v[L_HEAPOBJECT_MAP], &map) && !v8_is_heap_object(map))
+		if (forwarded(&rt->L, mem, p->receivers[i]))
 			return true;
 	return false;
 }

@@ -36,7 +36,7 @@ static int identity_offsets(const struct v8_layout *L, const struct v8_heap *cop
 		if (v8_has(L, L_BCA_SPT))
 			off[n++] = (int32_t)L->v[L_BCA_SPT];
 	} else if (!is_type(L, type, L_T_CODE)) {
-		return 0; /* functions and receivers are only read from the copy */
+		return 0; /* functions and receivers: prefetched_moved looks at those */
 	}
 	return n;
 }

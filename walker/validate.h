@@ -1,12 +1,13 @@
 /* validate.h — a decode that ran after the thread resumed read names, scripts and position tables
  * from memory the program may have changed meanwhile (a GC that moved, compacted or flushed them).
- * Before its frames are trusted, the identity words of the copied objects (the functions and
- * bytecode arrays copied at the stop, the SharedFunctionInfos, tables and Code headers copied in
- * one batch right after it) are read again from the live process, in one batch, and compared with
- * the copy: a SharedFunctionInfo's map, name and script, a BytecodeArray's map and position table,
- * a Code object's map. If they still match, nothing read through them moved during the decode (a
- * GC that moves an object rewrites every field pointing at it); an object that moved between the
- * stop and the second batch fails the decode's own type checks instead. */
+ * Before its frames are trusted, the identity words of the copied objects (the bytecode arrays the
+ * frames' slots name, the SharedFunctionInfos, tables and Code headers copied in the batch after
+ * them) are read again from the live process, in one batch, and compared with the copy: a
+ * SharedFunctionInfo's map, name and script, a BytecodeArray's map and position table, a Code
+ * object's map. If they still match, nothing read through them moved during the decode (a GC that
+ * moves an object rewrites every field pointing at it). A function or receiver that moved between
+ * the stop and its batch is walker/prefetch.h prefetched_moved's to see; another object that did
+ * fails the decode's own type checks. */
 #ifndef V8WALK_VALIDATE_H
 #define V8WALK_VALIDATE_H
 
