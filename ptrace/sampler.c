@@ -213,7 +213,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	/* what the copied objects name (SFIs, tables, Code) is read now, and checked afterwards */
 	unsigned long live_reads = c->snap.misses;
 	struct prefetch_hints hints = {.types = &s->sw->map_types, .positions = &s->sw->positions,
-				       .raw = s->sw->raw, .nraw = c->ws.raw_frames};
+				       .raw = s->sw->raw, .nraw = c->ws.raw_frames, .skip = s->sw->memo_hit};
 	prefetch_js_details(s->sw->rt, &hints, &c->snap.base, &s->sw->prefetched);
 	struct walk_stats ws = c->ws;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
@@ -221,10 +221,12 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	 * after it) and by caches checked against it read nothing more that could move: only one that
 	 * read the live process besides is validated (also when no JS frame could be named: the
 	 * reason may be what moved) */
-	if (moved ||
-	    (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
-	     !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
-				  &s->sw->prefetched, &s->st.validation)))
+	bool unvalidated = moved ||
+			   (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
+			    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
+						 &s->sw->prefetched, &s->st.validation));
+	stackwalk_memo_commit(s->sw, !unvalidated);
+	if (unvalidated)
 		mark_unvalidated(s, s->frames, n);
 	XGROW(s->queue, s->capqueue, s->nqueue + 1);
 	struct captured_sample *q = &s->queue[s->nqueue++];

@@ -84,14 +84,14 @@ static uint32_t debug_name_of(struct callsite_names *cn, const struct v8_heap *h
 	return f ? debug_name(f) : 0;
 }
 
-/* Script.eval_from_shared when the script is eval'd code, else 0. */
-static uint64_t eval_from_shared(const struct v8_heap *h, uint64_t script)
+/* Script.eval_from_shared when the script is eval'd code, else 0: kept with the cached Script
+ * (it is read for every nameless function's call-site name). */
+static uint64_t eval_from_shared(struct callsite_names *cn, const struct v8_heap *h, uint64_t script)
 {
-	uint64_t sfi;
-	if (!script || !v8_has(h->L, L_SCRIPT_EVAL_FROM_SHARED) ||
-	    !v8_field(h, script, h->L->v[L_SCRIPT_EVAL_FROM_SHARED], &sfi) || !v8_is(h, sfi, L_T_SFI))
-		return 0;
-	return sfi;
+	struct v8_script *s = script ? script_cached(cn->scripts, script) : NULL;
+	if (!s && script)
+		s = script_get(cn->scripts, h, script);
+	return s ? s->eval_from_shared : 0;
 }
 
 /* CallSiteInfo::GetFunctionName (without the builtin special names). */
@@ -99,7 +99,7 @@ static uint32_t function_name(struct callsite_names *cn, const struct v8_heap *h
 			      const struct v8_function *f)
 {
 	uint32_t n = debug_name(f);
-	if (!n && f->has_script && eval_from_shared(h, f->script))
+	if (!n && f->has_script && eval_from_shared(cn, h, f->script))
 		n = intern_str(cn->strings, "eval");
 	return n;
 }
@@ -407,21 +407,23 @@ uint32_t callsite_name(struct callsite_names *cn, const struct v8_heap *h, const
 {
 	if (!cs->receiver_known || !cs->function)
 		return compose(cn, h, cs);
-	/* cached per (receiver map, function, flags): the method lookups read many objects. The key
-	 * is compared with memcmp: its padding must be zero too (it was left to the stack, and the
-	 * cache then missed on most lookups of an optimized build). An Oddball receiver (undefined
-	 * for most calls: a root object, never moved) has no properties: the name depends on which
-	 * Oddball it is, not on the function object, so closures of one function made anew at each
-	 * call (a new address each time, measured: 9 misses in 10 on tsc) share one entry. Its map
-	 * is a root map, its type known without a read. */
+	/* cached per (receiver map, function's SharedFunctionInfo, flags): the method lookups read
+	 * many objects. The key is compared with memcmp: its padding must be zero too (it was left
+	 * to the stack, and the cache then missed on most lookups of an optimized build). An
+	 * Oddball receiver (undefined for most calls: a root object, never moved) has no
+	 * properties: the name depends on which Oddball it is; its map is a root map, its type
+	 * known without a read. The function object is not in the key: closures of one function
+	 * made anew (measured on tsc: 9 misses in 10 for calls on undefined; for a host object made
+	 * anew with a new closure per compile, 2 in 3 late in a run, ~10 reads each) share one
+	 * entry. The name could differ only where the property the method is found under holds
+	 * another closure of the same function than the one running ("[as x]" would be left out). */
 	struct callsite_key k;
 	memset(&k, 0, sizeof(k));
 	bool oddball = v8_is_heap_object(cs->receiver) && v8_is(h, cs->receiver, L_T_ODDBALL);
 	k.map = oddball ? cs->receiver : v8_is_heap_object(cs->receiver) ? v8_map_of(h, cs->receiver) : 1;
-	k.function = oddball ? 0 : cs->function;
 	k.sfi = cs->fn->sfi;
 	k.flags = (uint32_t)cs->constructor | (uint32_t)cs->async << 1 | (uint32_t)oddball << 2;
-	uint64_t hash = u64_hash(k.map ^ u64_hash(k.function ^ u64_hash(k.sfi + k.flags))) | 1;
+	uint64_t hash = u64_hash(k.map ^ u64_hash(k.sfi + k.flags)) | 1;
 	uint64_t idx;
 	if (u64map_get(&cn->cache, hash, &idx) && !memcmp(&cn->keys[idx - 1], &k, sizeof(k))) {
 		cn->hits++;
@@ -465,7 +467,7 @@ static int64_t eval_position(struct callsite_names *cn, const struct v8_heap *h,
 static void eval_origin(struct callsite_names *cn, const struct v8_heap *h, uint64_t script,
 			int depth, struct strbuf *out)
 {
-	uint64_t shared = eval_from_shared(h, script);
+	uint64_t shared = eval_from_shared(cn, h, script);
 	sb_add(out, "eval at ");
 	if (!shared) {
 		sb_add(out, "<anonymous>");
@@ -479,7 +481,7 @@ static void eval_origin(struct callsite_names *cn, const struct v8_heap *h, uint
 	if (!ef || !ef->has_script)
 		return;
 	sb_add(out, " (");
-	if (eval_from_shared(h, ef->script) && depth < MAX_EVAL_DEPTH) {
+	if (eval_from_shared(cn, h, ef->script) && depth < MAX_EVAL_DEPTH) {
 		eval_origin(cn, h, ef->script, depth + 1, out);
 	} else {
 		struct v8_script *s = script_get(cn->scripts, h, ef->script);
@@ -502,7 +504,7 @@ uint32_t callsite_file(struct callsite_names *cn, const struct v8_heap *h, const
 	if (!fn->has_script)
 		return 0;
 	size_t name_len = str(cn, fn->file_id).len;
-	if (name_len || !eval_from_shared(h, fn->script))
+	if (name_len || !eval_from_shared(cn, h, fn->script))
 		return name_len ? fn->file_id : intern_str(cn->strings, "<anonymous>");
 	struct strbuf b;
 	sb_init(&b);

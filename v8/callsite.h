@@ -33,7 +33,7 @@ struct callsite_names {
 	struct script_cache *scripts;
 	struct positions *positions; /* decoded position tables (eval origins) */
 	struct u64map cache; /* key hash → index + 1 into keys/vals */
-	struct callsite_key { uint64_t map, function, sfi; uint32_t flags; } *keys;
+	struct callsite_key { uint64_t map, sfi; uint32_t flags; } *keys;
 	uint32_t *vals;
 	size_t n, cap;
 	unsigned long hits, misses;

@@ -53,7 +53,9 @@ static struct decoded *slot_for(struct positions *p, uint64_t obj, const uint64_
 			return d;
 		}
 		drop(d); /* the same address holds another object now */
+		p->decoded_replaced++;
 	} else {
+		p->decoded_new++;
 		k = p->next_slot + 1;
 		p->next_slot = (p->next_slot + 1) % DECODED_SLOTS;
 		d = &p->decoded[k - 1];

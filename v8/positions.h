@@ -77,6 +77,7 @@ struct positions {
 	struct u64map idx;           /* object → slot + 1 (0: none) */
 	unsigned next_slot;
 	unsigned long no_code, no_table, decoded_hits;
+	unsigned long decoded_new, decoded_replaced; /* decodings of an unseen address; of an address that holds another object now */
 };
 
 void positions_init(struct positions *p);

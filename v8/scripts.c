@@ -63,6 +63,17 @@ static uint32_t intern_script_name(struct script_cache *c, const struct v8_heap 
 	return id;
 }
 
+/* Script.eval_from_shared when the script is eval'd code, else 0 (the slot holds wrapped
+ * arguments or an SFI table in other scripts). Set when the Script is made, never changed. */
+static uint64_t read_eval_from_shared(const struct v8_heap *h, uint64_t script)
+{
+	uint64_t sfi;
+	if (!v8_has(h->L, L_SCRIPT_EVAL_FROM_SHARED) ||
+	    !v8_field(h, script, h->L->v[L_SCRIPT_EVAL_FROM_SHARED], &sfi) || !v8_is(h, sfi, L_T_SFI))
+		return 0;
+	return sfi;
+}
+
 struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, uint64_t obj)
 {
 	const struct v8_layout *L = h->L;
@@ -83,6 +94,7 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 		s->name_ptr = name;
 		s->source_ptr = source;
 		s->name_id = intern_script_name(c, h, name);
+		s->eval_from_shared = read_eval_from_shared(h, obj);
 		c->rebuilt++;
 		return s;
 	}
@@ -92,6 +104,7 @@ struct v8_script *script_get(struct script_cache *c, const struct v8_heap *h, ui
 	s->name_ptr = name;
 	s->source_ptr = source;
 	s->name_id = intern_script_name(c, h, name);
+	s->eval_from_shared = read_eval_from_shared(h, obj);
 	u64map_put(&c->idx, obj, i + 1);
 	return s;
 }

@@ -16,6 +16,7 @@ struct v8_script {
 	uint64_t addr;
 	uint64_t name_ptr, source_ptr; /* identity check on reuse */
 	uint32_t name_id;              /* interned script name ("" for none) */
+	uint64_t eval_from_shared;     /* the SFI that eval'd this code, else 0 */
 	uint32_t *ends;                /* code-unit offsets of each line's terminator */
 	size_t nends;
 	uint8_t scan_tries;            /* failed scans of this source so far */

@@ -62,7 +62,7 @@ static void add_maps(struct batch *b, const struct v8_layout *L, struct map_type
 }
 
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n, struct prefetched *out)
+			 const struct raw_frame *raw, int n, const uint32_t *skip, struct prefetched *out)
 {
 	out->n = out->nreceivers = 0;
 	if (!rt || !mem->ops->prefetch)
@@ -72,7 +72,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
-		if (!raw[i].fp_ok)
+		if (!raw[i].fp_ok || (skip && skip[i]))
 			continue;
 		struct pc_info pi;
 		bool exact = raw[i].how == FRAME_TOP || raw[i].how == FRAME_SIGNAL_RESUME;
@@ -119,6 +119,8 @@ static void add_inlined(struct batch *b, const struct prefetch_hints *hints)
 	if (!hints->positions)
 		return;
 	for (int i = 0; i < hints->nraw; i++) {
+		if (hints->skip && hints->skip[i])
+			continue;
 		const struct raw_frame *rf = &hints->raw[i];
 		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
 		uint64_t sfi[32];

@@ -30,7 +30,7 @@ struct prefetched {
 /* Copy the objects the frames' slots name — functions, bytecode arrays, receivers (their map
  * word) — in one batch. */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n, struct prefetched *out);
+			 const struct raw_frame *raw, int n, const uint32_t *skip, struct prefetched *out);
 /* Did a GC move one of the functions or receivers copied (after the stop) since the stop? Where
  * its map was, a moved object holds a forwarding address, which is not a tagged pointer
  * (MapWord::FromForwardingAddress); bytecode arrays live in old space, and a slot that only
@@ -43,6 +43,7 @@ struct prefetch_hints {
 	const struct positions *positions;
 	const struct raw_frame *raw;
 	int nraw;
+	const uint32_t *skip; /* NULL, or nonzero for the raw frames not to decode (frame_memo.h) */
 };
 
 /* Once it runs again: copy what those name — SharedFunctionInfos, position tables, Code headers,

@@ -30,6 +30,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	positions_init(&sw->positions);
 	map_types_init(&sw->map_types);
 	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts, &sw->positions);
+	frame_memo_init(&sw->memo);
 	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 		if (img)
@@ -48,6 +49,7 @@ void stackwalk_free(struct stackwalk *sw)
 	positions_free(&sw->positions);
 	map_types_free(&sw->map_types);
 	callsite_names_free(&sw->callsites);
+	frame_memo_free(&sw->memo);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -118,8 +120,11 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 			continue;
 		if (!pos[i].inlined && callsite_hidden(h, fn)) {
 			/* a builtin closure V8 keeps out of stack traces: show the builtin; an await
-			 * continuation tells which async function it resumed */
-			if (!sw->resumed_async)
+			 * continuation tells which async function it resumed. Those closures are
+			 * nameless (V8 makes their SharedFunctionInfos with the empty string): a
+			 * named builtin (forEach, map, …) is never one, and asking costs two reads
+			 * of its context per sample */
+			if (!sw->resumed_async && !fn->shared_name_id)
 				sw->resumed_async = async_generator_of_closure(h, vf->function);
 			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
 			if (f)
@@ -267,6 +272,44 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		f->name = pi->cls == PC_JIT ? sw->s_unknown_jit : 0; /* 0: named as native later */
 }
 
+/* Which raw frames are activations the memo already decoded (their objects are not copied). */
+static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
+{
+	memset(sw->memo_hit, 0, sizeof(sw->memo_hit[0]) * (size_t)nraw);
+	if (!sw->memo_on || !sw->rt)
+		return;
+	frame_memo_begin_walk(&sw->memo);
+	for (int i = 0; i < nraw; i++) {
+		struct memo_key k;
+		struct pc_info pi;
+		/* native code (with unwind information: a stripped libnode's builtins have none) is
+		 * not a JS activation: not looked up */
+		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
+		sw->memo_hit[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
+				  frame_memo_key(&sw->rt->L, mem, &sw->raw[i], &k) &&
+				  frame_memo_find(&sw->memo, &k, &sw->memo_ref[i]);
+	}
+}
+
+/* Raw frame i as the memo has it: true when it did. */
+static bool from_memo(struct stackwalk *sw, int i, struct frame *out, int *n, int max,
+		      struct walk_stats *st)
+{
+	if (!sw->memo_hit[i])
+		return false;
+	int nf;
+	const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf);
+	for (int k = 0; k < nf && *n < max; k++)
+		out[(*n)++] = f[k];
+	st->js_frames++;
+	return true;
+}
+
+void stackwalk_memo_commit(struct stackwalk *sw, bool validated)
+{
+	frame_memo_commit(&sw->memo, validated);
+}
+
 int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     const struct stack_bounds *bounds, struct walk_stats *st)
 {
@@ -274,7 +317,8 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
 	int nraw = unwind_stack(&sw->unw, regs, mem, bounds, sw->raw, STACKWALK_MAX_FRAMES, &st->end);
 	st->raw_frames = nraw;
 	uint64_t t0 = now_ns();
-	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, &sw->prefetched);
+	look_up_memo(sw, mem, nraw);
+	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, sw->memo_hit, &sw->prefetched);
 	st->prefetch_ns = now_ns() - t0;
 	return nraw;
 }
@@ -285,9 +329,11 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 {
 	stackwalk_unwind(sw, regs, mem, bounds, st);
 	struct prefetch_hints hints = {.types = &sw->map_types, .positions = &sw->positions,
-				       .raw = sw->raw, .nraw = st->raw_frames};
+				       .raw = sw->raw, .nraw = st->raw_frames, .skip = sw->memo_hit};
 	prefetch_js_details(sw->rt, &hints, mem, &sw->prefetched);
-	return stackwalk_decode(sw, regs, mem, out, max, st);
+	int n = stackwalk_decode(sw, regs, mem, out, max, st);
+	stackwalk_memo_commit(sw, true);
+	return n;
 }
 
 static bool has_js(const struct frame *f, int from, int to)
@@ -343,8 +389,15 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 				f->is_return = !exact;
 			continue;
 		}
+		if (from_memo(sw, i, out, &n, max, st)) {
+			seen_js = true;
+			continue;
+		}
 		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
+		struct memo_key k;
+		if (sw->memo_on && !exact && frame_memo_key(h.L, mem, rf, &k))
+			frame_memo_stage(&sw->memo, &k, out + first, n - first);
 		if (pc_uninlined && exact && !seen_js)
 			n = drop_inlined(out, first, n);
 		seen_js |= has_js(out, first, n);

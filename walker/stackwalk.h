@@ -19,6 +19,7 @@
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
 #include "frame.h"
+#include "frame_memo.h"
 #include "prefetch.h"
 #include "../mem/memsrc.h"
 #include "../mem/regs.h"
@@ -58,6 +59,12 @@ struct stackwalk {
 	 * Off by default: those inlined functions and that JS frame are what runs there. */
 	bool v8_self;
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
+	/* live sampling: frames of activations seen at earlier samples (walker/frame_memo.h);
+	 * memo_hit[i]: whether raw frame i is found there (at memo_ref[i]) and not decoded */
+	bool memo_on;
+	struct frame_memo memo;
+	uint32_t memo_hit[STACKWALK_MAX_FRAMES];
+	struct memo_ref memo_ref[STACKWALK_MAX_FRAMES];
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	struct sm_store *sourcemaps; /* optional (NULL): source maps, applied in stage 2 */
 	/* interned labels used on every walk */
@@ -81,6 +88,9 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
  * then stackwalk_validate tells whether what it read still belongs to the copied frames. */
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st);
+/* After stackwalk_decode (stackwalk_capture does it itself): with memo_on, keep the frames this
+ * walk decoded for the activations to come if its sample validated, else forget them. */
+void stackwalk_memo_commit(struct stackwalk *sw, bool validated);
 /* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
  * the heap could not name: walker/jit_names.h); with source maps, JS frames of mapped scripts
  * move to their original position (sourcemap/store.h). */

@@ -1,0 +1,206 @@
+/* test_frame_memo.c — an activation's decoded frames are reused only while the stack words that
+ * identify it are unchanged, only from samples that validated, and only for a bounded time;
+ * checked over a synthetic stack in the fake heap. */
+#include <criterion/criterion.h>
+
+#include "../../walker/frame_memo.h"
+#include "fake_heap.h"
+#include "frame_builders.h"
+
+static struct fake_heap fh;
+static struct frame_memo memo;
+static struct intern strings;
+static uint64_t stack, fp, caller_fp;
+static struct raw_frame rf;
+
+static void slot(uint64_t frame_fp, enum v8_item item, uint64_t v)
+{
+	uint64_t w = v;
+	memcpy(fh_ptr(&fh, frame_fp + (uint64_t)(int64_t)fh.L.v[item]), &w, 8);
+}
+
+static void setup(void)
+{
+	fh_init(&fh);
+	frame_memo_init(&memo);
+	intern_init(&strings);
+	intern_str(&strings, ""); /* id 0, as stackwalk_init makes it: a frame named 0 is unnamed */
+	uint8_t zero[512] = {0};
+	stack = fh_raw(&fh, zero, sizeof(zero));
+	fp = stack + 128;
+	caller_fp = stack + 320;
+	memcpy(fh_ptr(&fh, fp), &caller_fp, 8);
+	slot(fp, L_FP_CONTEXT, fh_obj(&fh, FT_JSFUNCTION, 32)); /* any object: not a marker */
+	slot(fp, L_FP_FUNCTION, fh_obj(&fh, FT_JSFUNCTION, 64));
+	slot(fp, L_FP_BYTECODE_ARRAY, fh_obj(&fh, FT_SFI, 64));
+	slot(fp, L_FP_BYTECODE_OFFSET, fh_smi(42));
+	slot(fp, L_FP_ARGS, fh_obj(&fh, FT_JSFUNCTION, 32));
+	slot(caller_fp, L_FP_CONTEXT, fh_smi(3)); /* the caller: a typed frame */
+	rf = (struct raw_frame){.pc = 0x7000123, .sp = stack, .fp = fp, .how = FRAME_CFI, .fp_ok = true};
+}
+
+static void teardown(void)
+{
+	intern_free(&strings);
+	frame_memo_free(&memo);
+	fh_free(&fh);
+}
+
+TestSuite(frame_memo, .init = setup, .fini = teardown);
+
+static struct frame js(const char *name, int line)
+{
+	return fb_js(&strings, name, "/app/x.js", line, 1);
+}
+
+/* One walk that decodes rf into frames[0..n) and commits (validated or not). */
+static void decode_once(const struct frame *frames, int n, bool validated)
+{
+	struct memo_key k;
+	struct memo_ref ref;
+	frame_memo_begin_walk(&memo);
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	cr_assert_not(frame_memo_find(&memo, &k, &ref));
+	frame_memo_stage(&memo, &k, frames, n);
+	frame_memo_commit(&memo, validated);
+}
+
+/* The next walk: rf found (its frames in *out)? */
+static bool found_again(const struct frame **out, int *n)
+{
+	struct memo_key k;
+	struct memo_ref ref;
+	frame_memo_begin_walk(&memo);
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	if (!frame_memo_find(&memo, &k, &ref))
+		return false;
+	*out = frame_memo_frames(&memo, ref, n);
+	return true;
+}
+
+/* The next walk finds rf, whatever its frames. */
+static bool found(void)
+{
+	const struct frame *got;
+	int n;
+	return found_again(&got, &n);
+}
+
+Test(frame_memo, an_unchanged_activation_is_not_decoded_again)
+{
+	struct frame f[2] = {js("inlined", 7), js("Widget.measure", 12)};
+	f[0].kind = FK_JS_INLINED;
+	decode_once(f, 2, true);
+	const struct frame *got;
+	int n;
+	cr_assert(found_again(&got, &n));
+	cr_assert_eq(n, 2);
+	cr_assert_eq(got[0].kind, FK_JS_INLINED);
+	cr_assert_eq(got[1].name, f[1].name);
+	cr_assert_eq(got[1].line, 12);
+}
+
+Test(frame_memo, the_top_frame_has_no_key)
+{
+	struct memo_key k;
+	rf.how = FRAME_TOP; /* its pc is exact: the position moves under it */
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	rf.how = FRAME_CFI;
+	rf.fp_ok = false;
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+}
+
+Test(frame_memo, a_sample_that_did_not_validate_is_not_kept)
+{
+	struct frame f = js("measure", 12);
+	decode_once(&f, 1, false);
+	cr_assert_not(found());
+	cr_assert_eq(memo.dropped, 1);
+}
+
+Test(frame_memo, any_identifying_slot_that_changes_is_a_miss)
+{
+	struct frame f = js("measure", 12);
+	decode_once(&f, 1, true);
+	/* a scavenge moved the receiver: the slot now holds its new address */
+	slot(fp, L_FP_ARGS, fh_obj(&fh, FT_JSFUNCTION, 32));
+	cr_assert_not(found());
+	decode_once(&f, 1, true);
+	cr_assert(found());
+	/* the interpreter moved on to another bytecode */
+	slot(fp, L_FP_BYTECODE_OFFSET, fh_smi(50));
+	cr_assert_not(found());
+	decode_once(&f, 1, true);
+	/* another return address: another call site in the same function */
+	rf.pc += 16;
+	cr_assert_not(found());
+	decode_once(&f, 1, true);
+	/* the caller became a construct frame: the call is `new` now */
+	slot(caller_fp, L_FP_CONTEXT, fh_smi(7));
+	cr_assert_not(found());
+}
+
+Test(frame_memo, only_complete_js_frames_are_kept)
+{
+	struct frame at_def = js("measure", 12);
+	at_def.at_def = true; /* no position yet: the next sample may have one */
+	decode_once(&at_def, 1, true);
+	cr_assert_not(found());
+	struct frame builtin = js("measure", 12);
+	builtin.kind = FK_BUILTIN;
+	decode_once(&builtin, 1, true);
+	cr_assert_not(found());
+	struct frame many[MEMO_MAX_FRAMES + 1];
+	for (int i = 0; i <= MEMO_MAX_FRAMES; i++)
+		many[i] = js("measure", 12);
+	decode_once(many, MEMO_MAX_FRAMES + 1, true);
+	cr_assert_not(found());
+	cr_assert_eq(memo.kept, 0);
+}
+
+Test(frame_memo, entries_expire_after_their_lifetime)
+{
+	struct frame f = js("measure", 12);
+	decode_once(&f, 1, true);
+	for (int i = 0; i < MEMO_LIFETIME_WALKS - 2; i++)
+		frame_memo_begin_walk(&memo);
+	cr_assert(found(), "still within its lifetime");
+	frame_memo_begin_walk(&memo);
+	cr_assert_not(found(), "decoded again once its lifetime is over");
+	cr_assert_eq(memo.expired, 1);
+}
+
+/* Other activations (other return addresses at another frame), all in one walk, to fill
+ * generations without ageing the entry under test. */
+static void fill(int count, uint64_t base_fp)
+{
+	struct frame f = js("other", 3);
+	frame_memo_begin_walk(&memo);
+	for (int i = 0; i < count; i++) {
+		struct raw_frame o = rf;
+		o.fp = base_fp;
+		o.pc = 0x9000000 + (uint64_t)i;
+		struct memo_key k;
+		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, &k));
+		frame_memo_stage(&memo, &k, &f, 1);
+	}
+	frame_memo_commit(&memo, true);
+}
+
+Test(frame_memo, entries_in_use_survive_generation_turns)
+{
+	struct frame f = js("measure", 12);
+	decode_once(&f, 1, true);
+	/* a full generation of others, then the entry is used (it moves to the new generation),
+	 * then another full generation: it is still there */
+	fill(MEMO_GENERATION, caller_fp);
+	cr_assert(found());
+	fill(MEMO_GENERATION - 1, caller_fp);
+	cr_assert(found());
+	cr_assert_geq(memo.turns, 1);
+	/* unused for two turns (two walks: one walk turns them at most once, since a second turn
+	 * would clear entries it found), it is gone */
+	fill(MEMO_GENERATION, caller_fp);
+	fill(MEMO_GENERATION, caller_fp);
+	cr_assert_not(found());
+}

@@ -1,0 +1,91 @@
+/* frame_memo.h — the decoded frames of JS activations seen on a stack, kept under the stack words
+ * that identify them, so that an activation still waiting for its callee at the next sample is
+ * not decoded again: its objects are neither copied, decoded nor re-validated.
+ *
+ * Why the stack words are enough: a frame whose callee has not returned keeps its slots (the
+ * function, context, bytecode array and offset, receiver) and return address as they were, and
+ * a GC that moves one of those objects rewrites the slot, so a moved object never matches; the
+ * objects a frame names are alive while the frame is; what a frame decodes to (positions,
+ * inlining, names) is fixed by its code, bytecode and function, which do not change under a
+ * live frame. Only decodings that named every frame, at a known position, and whose sample
+ * validated are kept (frame_memo_commit). What could still differ is the receiver's type once
+ * its map changed (a property added to it or its prototype changed): the call-site name is
+ * the one of the first time; an entry is decoded again MEMO_LIFETIME_WALKS walks after it was
+ * made, to bound that. */
+#ifndef V8WALK_FRAME_MEMO_H
+#define V8WALK_FRAME_MEMO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../mem/memsrc.h"
+#include "../util/u64map.h"
+#include "../v8/layout.h"
+#include "frame.h"
+#include "unwind.h"
+
+/* MEMO_GENERATION entries per generation: when the current one is full it becomes the old one,
+ * whose entries move back into the current one as they are used (the rest go with it) */
+enum { MEMO_MAX_FRAMES = 8, MEMO_GENERATION = 4096, MEMO_LIFETIME_WALKS = 4096 };
+
+/* What identifies an activation: where it is, where it returns to, the slots its decoding reads
+ * (function, bytecode array and offset; whether the context slot holds an object or a frame
+ * marker), its receiver, its caller's frame pointer and the caller's marker slot (a construct
+ * frame makes the call `new`). Not the other slots: interpreter registers and spill slots hold
+ * young objects, which every scavenge moves. */
+struct memo_key {
+	uint64_t fp, pc, caller_fp, caller_marker, receiver;
+	uint64_t function, bytecode_array, bytecode_offset, context_is_object;
+};
+
+struct memo_entry {
+	struct memo_key key;
+	unsigned long born;  /* the walk that decoded it */
+	uint32_t first;      /* its frames: frames[first .. first + n) of its generation */
+	uint8_t n;
+};
+
+struct memo_generation {
+	struct memo_entry *entries;
+	size_t n, cap;
+	struct frame *frames;
+	size_t nframes, capframes;
+	struct u64map idx; /* key hash → index + 1 */
+};
+
+/* Where a found entry is, until the next frame_memo_commit. */
+struct memo_ref {
+	uint32_t gen, idx;
+};
+
+struct frame_memo {
+	struct memo_generation gen[2]; /* [cur], [!cur] the old one */
+	int cur;
+	bool turned;                   /* this walk: a second turn would clear what it found */
+	struct memo_key *pending;      /* decoded this walk, kept if its sample validates */
+	struct frame *pending_frames;
+	uint8_t *pending_n;
+	size_t npending, cappending, npending_frames, cappending_frames, cappending_n;
+	unsigned long walks;
+	unsigned long hits, misses, kept, dropped, expired, turns;
+};
+
+void frame_memo_init(struct frame_memo *m);
+void frame_memo_free(struct frame_memo *m);
+/* A new walk (forgets what the last one staged and did not commit). */
+void frame_memo_begin_walk(struct frame_memo *m);
+/* The key of raw frame rf from the stack copy (false: not a frame the memo can key: the top
+ * frame, whose pc is exact, or a frame without a frame pointer). */
+bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
+		    struct memo_key *k);
+/* Is there a committed entry for k (*ref then says where)? */
+bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo_ref *ref);
+/* The frames of a found entry (*n of them). */
+const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n);
+/* Remember what frames[0..n) decoded for k, pending frame_memo_commit (not kept when n is 0 or
+ * over MEMO_MAX_FRAMES, or when a frame is not a named JS frame at a known position). */
+void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, const struct frame *frames, int n);
+/* The walk's sample is done: keep its staged entries when it validated, else forget them. */
+void frame_memo_commit(struct frame_memo *m, bool validated);
+
+#endif
