@@ -24,9 +24,10 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 		sw->funcs.hits, sw->funcs.misses, sw->callsites.hits, sw->callsites.misses,
 		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans,
 		sw->positions.decoded_hits, sw->positions.decoded_new, sw->positions.decoded_replaced);
-	fprintf(out, "v8walk: frame memo: %lu hits %lu misses (%lu expired); %lu kept, %lu dropped (unvalidated); "
-		     "%lu generation turns\n",
-		sw->memo.hits, sw->memo.misses, sw->memo.expired, sw->memo.kept, sw->memo.dropped, sw->memo.turns);
+	fprintf(out, "v8walk: frame memo: %lu hits (%lu then decoded: another receiver map) %lu misses (%lu "
+		     "expired); %lu kept, %lu dropped (unvalidated); %lu generation turns\n",
+		sw->memo.hits, sw->memo.other_receiver, sw->memo.misses, sw->memo.expired, sw->memo.kept,
+		sw->memo.dropped, sw->memo.turns);
 	const struct sampler_stats *st = &s->st;
 	double n = st->pauses.n ? (double)st->pauses.n : 1.0;
 	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us; after it, "

@@ -24,6 +24,7 @@ void frame_memo_free(struct frame_memo *m)
 	free(m->pending);
 	free(m->pending_frames);
 	free(m->pending_n);
+	free(m->pending_receiver);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -47,7 +48,7 @@ static bool slot(const struct v8_layout *L, struct memsrc *stack, uint64_t fp, e
 }
 
 bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
-		    struct memo_key *k)
+		    bool interpreted, struct memo_key *k)
 {
 	if (rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME || !rf->fp_ok || !v8_has(L, L_FP_ARGS))
 		return false;
@@ -58,13 +59,33 @@ bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struc
 	if (!slot(L, stack, rf->fp, L_FP_CONTEXT, &ctx) || !slot(L, stack, rf->fp, L_FP_FUNCTION, &k->function) ||
 	    !slot(L, stack, rf->fp, L_FP_BYTECODE_ARRAY, &k->bytecode_array) ||
 	    !slot(L, stack, rf->fp, L_FP_BYTECODE_OFFSET, &k->bytecode_offset) ||
-	    !slot(L, stack, rf->fp, L_FP_ARGS, &k->receiver) || !word(stack, rf->fp, &k->caller_fp))
+	    !word(stack, rf->fp, &k->caller_fp))
 		return false;
 	k->context_is_object = v8_is_heap_object(ctx);
-	/* the caller's marker: absent past the stack's end (the outermost frame) */
+	if (interpreted && v8_has(L, L_FP_BYTECODE_ARRAY))
+		k->function = 0;
+	/* the caller's marker (absent past the stack's end, at the outermost frame); a JS caller's
+	 * slot holds its context, young as often as not: that it is an object is what counts */
 	if (k->caller_fp && !slot(L, stack, k->caller_fp, L_FP_CONTEXT, &k->caller_marker))
 		k->caller_marker = 0;
+	if (v8_is_heap_object(k->caller_marker))
+		k->caller_marker = 1;
 	return true;
+}
+
+bool frame_memo_receiver(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
+			 uint64_t *receiver)
+{
+	return rf->fp_ok && v8_has(L, L_FP_ARGS) && slot(L, stack, rf->fp, L_FP_ARGS, receiver);
+}
+
+bool frame_memo_receiver_id(const struct v8_layout *L, struct memsrc *mem, uint64_t receiver, uint64_t *id)
+{
+	if (!v8_is_heap_object(receiver)) {
+		*id = receiver;
+		return true;
+	}
+	return word(mem, receiver - 1 + (uint64_t)(int64_t)L->v[L_HEAPOBJECT_MAP], id) && v8_is_heap_object(*id);
 }
 
 static uint64_t key_hash(const struct memo_key *k)
@@ -87,7 +108,7 @@ static bool find_in(const struct memo_generation *g, uint64_t hash, const struct
 
 /* Add an entry to the current generation, turning generations first when it is full (once a
  * walk: a second turn would clear entries the walk found); false when it cannot. */
-static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long born,
+static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long born, uint64_t receiver,
 		const struct frame *frames, int n, uint64_t hash, struct memo_ref *ref)
 {
 	struct memo_generation *g = &m->gen[m->cur];
@@ -104,7 +125,8 @@ static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long bo
 	XGROW(g->entries, g->cap, g->n + 1);
 	XGROW(g->frames, g->capframes, g->nframes + (size_t)n);
 	memcpy(g->frames + g->nframes, frames, sizeof(*frames) * (size_t)n);
-	g->entries[g->n] = (struct memo_entry){.key = *k, .born = born, .first = (uint32_t)g->nframes, .n = (uint8_t)n};
+	g->entries[g->n] = (struct memo_entry){.key = *k, .born = born, .receiver = receiver,
+					       .first = (uint32_t)g->nframes, .n = (uint8_t)n};
 	g->nframes += (size_t)n;
 	u64map_put(&g->idx, hash, ++g->n);
 	if (ref)
@@ -112,11 +134,13 @@ static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long bo
 	return true;
 }
 
-const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n)
+const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n,
+				      uint64_t *receiver)
 {
 	const struct memo_generation *g = &m->gen[ref.gen];
 	const struct memo_entry *e = &g->entries[ref.idx];
 	*n = e->n;
+	*receiver = e->receiver;
 	return g->frames + e->first;
 }
 
@@ -137,7 +161,7 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 		if (m->walks - e.born <= MEMO_LIFETIME_WALKS) {
 			struct frame copy[MEMO_MAX_FRAMES];
 			memcpy(copy, old->frames + e.first, sizeof(*copy) * e.n);
-			add(m, k, e.born, copy, e.n, hash, ref);
+			add(m, k, e.born, e.receiver, copy, e.n, hash, ref);
 		}
 	}
 	if (found && m->walks - m->gen[ref->gen].entries[ref->idx].born > MEMO_LIFETIME_WALKS) {
@@ -157,7 +181,8 @@ static bool complete(const struct frame *f)
 	return (f->kind == FK_JS || f->kind == FK_JS_INLINED) && f->name && !f->at_def && f->line > 0;
 }
 
-void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, const struct frame *frames, int n)
+void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
+		      const struct frame *frames, int n)
 {
 	if (n <= 0 || n > MEMO_MAX_FRAMES)
 		return;
@@ -166,6 +191,8 @@ void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, const stru
 			return;
 	XGROW(m->pending, m->cappending, m->npending + 1);
 	XGROW(m->pending_n, m->cappending_n, m->npending + 1);
+	XGROW(m->pending_receiver, m->cappending_receiver, m->npending + 1);
+	m->pending_receiver[m->npending] = receiver;
 	XGROW(m->pending_frames, m->cappending_frames, m->npending_frames + (size_t)n);
 	m->pending[m->npending] = *k;
 	m->pending_n[m->npending++] = (uint8_t)n;
@@ -179,7 +206,8 @@ void frame_memo_commit(struct frame_memo *m, bool validated)
 		m->dropped += m->npending;
 	const struct frame *f = m->pending_frames;
 	for (size_t i = 0; validated && i < m->npending; f += m->pending_n[i++])
-		if (add(m, &m->pending[i], m->walks, f, m->pending_n[i], key_hash(&m->pending[i]), NULL))
+		if (add(m, &m->pending[i], m->walks, m->pending_receiver[i], f, m->pending_n[i],
+			key_hash(&m->pending[i]), NULL))
 			m->kept++;
 	m->npending = m->npending_frames = 0;
 	m->turned = false;

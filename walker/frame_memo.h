@@ -30,17 +30,20 @@ enum { MEMO_MAX_FRAMES = 8, MEMO_GENERATION = 4096, MEMO_LIFETIME_WALKS = 4096 }
 
 /* What identifies an activation: where it is, where it returns to, the slots its decoding reads
  * (function, bytecode array and offset; whether the context slot holds an object or a frame
- * marker), its receiver, its caller's frame pointer and the caller's marker slot (a construct
- * frame makes the call `new`). Not the other slots: interpreter registers and spill slots hold
- * young objects, which every scavenge moves. */
+ * marker), its caller's frame pointer and the caller's marker slot (a construct frame makes the
+ * call `new`). Not the other slots: interpreter registers and spill slots hold young objects,
+ * which every scavenge moves. Nor the receiver, young as often as not: what its name depends on
+ * is its map (the call-site names are cached per map too), which an entry keeps and a hit must
+ * match (frame_memo_receiver_id). */
 struct memo_key {
-	uint64_t fp, pc, caller_fp, caller_marker, receiver;
+	uint64_t fp, pc, caller_fp, caller_marker;
 	uint64_t function, bytecode_array, bytecode_offset, context_is_object;
 };
 
 struct memo_entry {
 	struct memo_key key;
 	unsigned long born;  /* the walk that decoded it */
+	uint64_t receiver;   /* the receiver's map (a Smi receiver: itself) when it was decoded */
 	uint32_t first;      /* its frames: frames[first .. first + n) of its generation */
 	uint8_t n;
 };
@@ -63,11 +66,12 @@ struct frame_memo {
 	int cur;
 	bool turned;                   /* this walk: a second turn would clear what it found */
 	struct memo_key *pending;      /* decoded this walk, kept if its sample validates */
+	uint64_t *pending_receiver;
 	struct frame *pending_frames;
 	uint8_t *pending_n;
-	size_t npending, cappending, npending_frames, cappending_frames, cappending_n;
+	size_t npending, cappending, npending_frames, cappending_frames, cappending_n, cappending_receiver;
 	unsigned long walks;
-	unsigned long hits, misses, kept, dropped, expired, turns;
+	unsigned long hits, misses, kept, dropped, expired, turns, other_receiver;
 };
 
 void frame_memo_init(struct frame_memo *m);
@@ -75,16 +79,28 @@ void frame_memo_free(struct frame_memo *m);
 /* A new walk (forgets what the last one staged and did not commit). */
 void frame_memo_begin_walk(struct frame_memo *m);
 /* The key of raw frame rf from the stack copy (false: not a frame the memo can key: the top
- * frame, whose pc is exact, or a frame without a frame pointer). */
+ * frame, whose pc is exact, or a frame without a frame pointer). interpreted: rf returns into
+ * the interpreter, so its bytecode-array slot holds its BytecodeArray, which belongs to one
+ * SharedFunctionInfo: the closure is left out of the key (closures made anew, and young ones a
+ * scavenge moves, are then one activation: measured on tsc, a different function slot was half
+ * of the misses at a frame pointer and return address seen before). */
 bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
-		    struct memo_key *k);
+		    bool interpreted, struct memo_key *k);
+/* The receiver slot of rf (from the stack copy). */
+bool frame_memo_receiver(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
+			 uint64_t *receiver);
+/* What of the receiver an entry must match: its map (read through mem, where the receiver's map
+ * word was copied after the stop), or a Smi itself. */
+bool frame_memo_receiver_id(const struct v8_layout *L, struct memsrc *mem, uint64_t receiver, uint64_t *id);
 /* Is there a committed entry for k (*ref then says where)? */
 bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo_ref *ref);
-/* The frames of a found entry (*n of them). */
-const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n);
+/* The frames of a found entry (*n of them), and the receiver id it was decoded with. */
+const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n,
+				      uint64_t *receiver);
 /* Remember what frames[0..n) decoded for k, pending frame_memo_commit (not kept when n is 0 or
  * over MEMO_MAX_FRAMES, or when a frame is not a named JS frame at a known position). */
-void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, const struct frame *frames, int n);
+void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
+		      const struct frame *frames, int n);
 /* The walk's sample is done: keep its staged entries when it validated, else forget them. */
 void frame_memo_commit(struct frame_memo *m, bool validated);
 

@@ -72,14 +72,21 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 	/* the function, bytecode-array and receiver slots of frames in V8 code: read from the stack
 	 * copy, no syscall */
 	for (int i = 0; i < n; i++) {
-		if (!raw[i].fp_ok || (skip && skip[i]))
+		uint64_t receiver;
+		if (!raw[i].fp_ok)
 			continue;
+		/* a frame the memo has: only its receiver's map word, which the entry must match */
+		if (skip && skip[i]) {
+			if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
+				add(&fns, receiver, MAP_BYTES, PF_RECEIVER);
+			continue;
+		}
 		struct pc_info pi;
 		bool exact = raw[i].how == FRAME_TOP || raw[i].how == FRAME_SIGNAL_RESUME;
 		v8_classify_pc(rt, as, exact ? raw[i].pc : raw[i].pc - 1, &pi);
 		if (pi.cls == PC_NATIVE && !raw[i].no_cfi)
 			continue;
-		uint64_t ctx, fn, bca, receiver;
+		uint64_t ctx, fn, bca;
 		if (!word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx) ||
 		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
 			continue;

@@ -272,6 +272,12 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		f->name = pi->cls == PC_JIT ? sw->s_unknown_jit : 0; /* 0: named as native later */
 }
 
+/* A frame whose pc is in the interpreter's builtins: an interpreted frame. */
+static bool returns_to_interpreter(const struct pc_info *pi)
+{
+	return pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER;
+}
+
 /* Which raw frames are activations the memo already decoded (their objects are not copied). */
 static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 {
@@ -286,19 +292,26 @@ static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 		 * not a JS activation: not looked up */
 		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
 		sw->memo_hit[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
-				  frame_memo_key(&sw->rt->L, mem, &sw->raw[i], &k) &&
+				  frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi), &k) &&
 				  frame_memo_find(&sw->memo, &k, &sw->memo_ref[i]);
 	}
 }
 
 /* Raw frame i as the memo has it: true when it did. */
-static bool from_memo(struct stackwalk *sw, int i, struct frame *out, int *n, int max,
-		      struct walk_stats *st)
+static bool from_memo(struct stackwalk *sw, struct memsrc *mem, int i, struct frame *out, int *n,
+		      int max, struct walk_stats *st)
 {
 	if (!sw->memo_hit[i])
 		return false;
 	int nf;
-	const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf);
+	uint64_t receiver, was, now;
+	const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf, &was);
+	/* its receiver's map (copied after the stop) must be the one it was named with */
+	if (!frame_memo_receiver(&sw->rt->L, mem, &sw->raw[i], &receiver) ||
+	    !frame_memo_receiver_id(&sw->rt->L, mem, receiver, &now) || now != was) {
+		sw->memo.other_receiver++;
+		return false;
+	}
 	for (int k = 0; k < nf && *n < max; k++)
 		out[(*n)++] = f[k];
 	st->js_frames++;
@@ -389,15 +402,17 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 				f->is_return = !exact;
 			continue;
 		}
-		if (from_memo(sw, i, out, &n, max, st)) {
+		if (from_memo(sw, mem, i, out, &n, max, st)) {
 			seen_js = true;
 			continue;
 		}
 		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
 		struct memo_key k;
-		if (sw->memo_on && !exact && frame_memo_key(h.L, mem, rf, &k))
-			frame_memo_stage(&sw->memo, &k, out + first, n - first);
+		uint64_t receiver, id;
+		if (sw->memo_on && !exact && frame_memo_key(h.L, mem, rf, returns_to_interpreter(&pi), &k) &&
+		    frame_memo_receiver(h.L, mem, rf, &receiver) && frame_memo_receiver_id(h.L, mem, receiver, &id))
+			frame_memo_stage(&sw->memo, &k, id, out + first, n - first);
 		if (pc_uninlined && exact && !seen_js)
 			n = drop_inlined(out, first, n);
 		seen_js |= has_js(out, first, n);

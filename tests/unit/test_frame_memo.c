@@ -12,6 +12,7 @@ static struct frame_memo memo;
 static struct intern strings;
 static uint64_t stack, fp, caller_fp;
 static struct raw_frame rf;
+static const uint64_t RECEIVER_MAP = 0x4242421; /* the receiver id decode_once stages */
 
 static void slot(uint64_t frame_fp, enum v8_item item, uint64_t v)
 {
@@ -59,9 +60,9 @@ static void decode_once(const struct frame *frames, int n, bool validated)
 	struct memo_key k;
 	struct memo_ref ref;
 	frame_memo_begin_walk(&memo);
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
 	cr_assert_not(frame_memo_find(&memo, &k, &ref));
-	frame_memo_stage(&memo, &k, frames, n);
+	frame_memo_stage(&memo, &k, RECEIVER_MAP, frames, n);
 	frame_memo_commit(&memo, validated);
 }
 
@@ -71,10 +72,12 @@ static bool found_again(const struct frame **out, int *n)
 	struct memo_key k;
 	struct memo_ref ref;
 	frame_memo_begin_walk(&memo);
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
 	if (!frame_memo_find(&memo, &k, &ref))
 		return false;
-	*out = frame_memo_frames(&memo, ref, n);
+	uint64_t receiver;
+	*out = frame_memo_frames(&memo, ref, n, &receiver);
+	cr_assert_eq(receiver, RECEIVER_MAP, "an entry keeps the receiver id it was decoded with");
 	return true;
 }
 
@@ -104,10 +107,10 @@ Test(frame_memo, the_top_frame_has_no_key)
 {
 	struct memo_key k;
 	rf.how = FRAME_TOP; /* its pc is exact: the position moves under it */
-	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
 	rf.how = FRAME_CFI;
 	rf.fp_ok = false;
-	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, &k));
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
 }
 
 Test(frame_memo, a_sample_that_did_not_validate_is_not_kept)
@@ -121,10 +124,6 @@ Test(frame_memo, a_sample_that_did_not_validate_is_not_kept)
 Test(frame_memo, any_identifying_slot_that_changes_is_a_miss)
 {
 	struct frame f = js("measure", 12);
-	decode_once(&f, 1, true);
-	/* a scavenge moved the receiver: the slot now holds its new address */
-	slot(fp, L_FP_ARGS, fh_obj(&fh, FT_JSFUNCTION, 32));
-	cr_assert_not(found());
 	decode_once(&f, 1, true);
 	cr_assert(found());
 	/* the interpreter moved on to another bytecode */
@@ -181,8 +180,8 @@ static void fill(int count, uint64_t base_fp)
 		o.fp = base_fp;
 		o.pc = 0x9000000 + (uint64_t)i;
 		struct memo_key k;
-		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, &k));
-		frame_memo_stage(&memo, &k, &f, 1);
+		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, false, &k));
+		frame_memo_stage(&memo, &k, RECEIVER_MAP, &f, 1);
 	}
 	frame_memo_commit(&memo, true);
 }
@@ -203,4 +202,35 @@ Test(frame_memo, entries_in_use_survive_generation_turns)
 	fill(MEMO_GENERATION, caller_fp);
 	fill(MEMO_GENERATION, caller_fp);
 	cr_assert_not(found());
+}
+
+Test(frame_memo, a_moved_receiver_is_the_same_activation_and_its_map_is_what_a_hit_must_match)
+{
+	struct frame f = js("Widget.measure", 12);
+	decode_once(&f, 1, true);
+	/* a scavenge moved the receiver: the slot holds its new address, the activation is the same
+	 * (the caller compares the receiver's map with the entry's) */
+	uint64_t moved = fh_obj(&fh, FT_JSFUNCTION, 32);
+	slot(fp, L_FP_ARGS, moved);
+	cr_assert(found());
+	uint64_t receiver, id;
+	cr_assert(frame_memo_receiver(&fh.L, &fh.base, &rf, &receiver));
+	cr_assert_eq(receiver, moved);
+	cr_assert(frame_memo_receiver_id(&fh.L, &fh.base, receiver, &id));
+	uint64_t map;
+	memcpy(&map, fh_ptr(&fh, moved - 1), 8);
+	cr_assert_eq(id, map, "a heap object receiver is known by its map");
+	cr_assert(frame_memo_receiver_id(&fh.L, &fh.base, fh_smi(7), &id));
+	cr_assert_eq(id, fh_smi(7), "a Smi receiver by itself");
+}
+
+Test(frame_memo, an_interpreted_frame_is_known_by_its_bytecode_not_its_closure)
+{
+	struct memo_key a, b;
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, &a));
+	slot(fp, L_FP_FUNCTION, fh_obj(&fh, FT_JSFUNCTION, 64)); /* another closure, same bytecode */
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, &b));
+	cr_assert(!memcmp(&a, &b, sizeof(a)));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &b));
+	cr_assert(memcmp(&a, &b, sizeof(a)), "optimized code: the closure is in the key");
 }
