@@ -62,7 +62,7 @@ struct profile_module {
 
 struct profile {
 	struct intern *strings;
-	struct intern frame_keys; /* canonical text of each distinct frame → index */
+	struct intern frame_keys; /* the identity words of each distinct frame (as bytes) → index */
 	struct frame *frames;     /* per index: the identity, with the first frame's pc, module
 				   * and column */
 	size_t nframes, capframes;

@@ -292,7 +292,7 @@ static void tick(struct sampler *s)
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
 			continue;
-		char state = tthread_proc_state(t);
+		char state = tthread_state_now(t);
 		if (state == 0 || state == 'Z' || state == 'X')
 			continue;
 		if (!s->opts.idle && state != 'R')

@@ -43,29 +43,48 @@ static void read_comm(struct tracer *tr, struct tthread *t)
 	fclose(f);
 }
 
+static int open_task_file(const struct tracer *tr, pid_t tid, const char *name)
+{
+	char fn[96];
+	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/%s", (int)tr->pid, (int)tid, name);
+	return open(fn, O_RDONLY | O_CLOEXEC);
+}
+
+/* A thread seen for the first time (or a reused tid): its /proc files and name. */
+static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
+{
+	t->tid = tid;
+	t->state = TS_RUNNING;
+	t->stat_fd = open_task_file(tr, tid, "stat");
+	t->schedstat_fd = open_task_file(tr, tid, "schedstat");
+	read_comm(tr, t);
+}
+
 static struct tthread *add_thread(struct tracer *tr, pid_t tid)
 {
 	XGROW(tr->threads, tr->cap, tr->n + 1);
 	struct tthread *t = &tr->threads[tr->n];
 	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	t->state = TS_RUNNING;
-	char fn[96];
-	snprintf(fn, sizeof(fn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
-	t->stat_fd = open(fn, O_RDONLY | O_CLOEXEC);
-	read_comm(tr, t);
+	open_thread(tr, t, tid);
 	u64map_put(&tr->by_tid, (uint64_t)tid, ++tr->n);
 	tr->threads_seen++;
 	return t;
+}
+
+static void close_task_files(struct tthread *t)
+{
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
+	if (t->schedstat_fd >= 0)
+		close(t->schedstat_fd);
+	t->stat_fd = t->schedstat_fd = -1;
 }
 
 static void mark_gone(struct tthread *t)
 {
 	t->state = TS_GONE;
 	t->interrupting = t->want_sample = false;
-	if (t->stat_fd >= 0)
-		close(t->stat_fd);
-	t->stat_fd = -1;
+	close_task_files(t);
 }
 
 static int seize(pid_t tid)
@@ -145,15 +164,9 @@ void tracer_scan_threads(struct tracer *tr)
 		if (t) {
 			/* the kernel reused the tid of a thread that exited */
 			void *user = t->user;
-			size_t idx = (size_t)(t - tr->threads);
 			memset(t, 0, sizeof(*t));
-			t->tid = tid;
 			t->user = user;
-			t->state = TS_RUNNING;
-			char sfn[96];
-			snprintf(sfn, sizeof(sfn), "/proc/%d/task/%d/stat", (int)tr->pid, (int)tid);
-			t->stat_fd = open(sfn, O_RDONLY | O_CLOEXEC);
-			read_comm(tr, &tr->threads[idx]);
+			open_thread(tr, t, tid);
 			tr->threads_seen++;
 		} else {
 			add_thread(tr, tid);
@@ -176,6 +189,37 @@ char tthread_proc_state(struct tthread *t)
 	if (!p || p[1] != ' ')
 		return 0;
 	return p[2];
+}
+
+/* The three figures of schedstat (false: unreadable). */
+static bool read_schedstat(struct tthread *t, uint64_t v[3])
+{
+	char buf[96];
+	ssize_t n = t->schedstat_fd >= 0 ? pread(t->schedstat_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	char *p = buf, *end;
+	for (int i = 0; i < 3; i++, p = end) {
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (end == p || errno)
+			return false;
+	}
+	return true;
+}
+
+char tthread_state_now(struct tthread *t)
+{
+	uint64_t now[3];
+	bool have = read_schedstat(t, now);
+	bool unmoved = have && t->last_state && !memcmp(now, t->schedstat, sizeof(now));
+	if (have)
+		memcpy(t->schedstat, now, sizeof(now));
+	/* a running thread's run time may not move between two scheduler ticks: R is always asked */
+	if (unmoved && t->last_state != 'R')
+		return t->last_state;
+	return t->last_state = tthread_proc_state(t);
 }
 
 bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now)
@@ -351,8 +395,7 @@ void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns)
 void tracer_free(struct tracer *tr)
 {
 	for (size_t i = 0; i < tr->n; i++)
-		if (tr->threads[i].stat_fd >= 0)
-			close(tr->threads[i].stat_fd);
+		close_task_files(&tr->threads[i]);
 	free(tr->threads);
 	u64map_free(&tr->by_tid);
 	if (tr->sigchld_fd > 0)

@@ -21,6 +21,9 @@ enum tstate {
 struct tthread {
 	pid_t tid;
 	int stat_fd;          /* /proc/PID/task/TID/stat, kept open */
+	int schedstat_fd;     /* /proc/PID/task/TID/schedstat, kept open (-1: none) */
+	uint64_t schedstat[3]; /* its figures at the last look: run time, wait time, times run */
+	char last_state;      /* the state stat gave at the last look (0: none yet) */
 	enum tstate state;
 	bool interrupting;    /* PTRACE_INTERRUPT sent, stop not yet seen */
 	bool want_sample;     /* sample it when the stop arrives */
@@ -72,6 +75,10 @@ void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns);
 void tracer_free(struct tracer *tr);
 /* Thread state letter from /proc (R, S, D, …) or 0 if unreadable. */
 char tthread_proc_state(struct tthread *t);
+/* The same, for every tick: a thread that was not running at the last look and has not been on a
+ * CPU since (its schedstat figures unchanged: 0.8 µs to read, against 3.9 µs for stat, which
+ * formats ~50 fields) is in the state it was; only the others are asked their state. */
+char tthread_state_now(struct tthread *t);
 /* Is the process still there? */
 bool tracer_alive(const struct tracer *tr);
 
