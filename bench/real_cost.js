@@ -13,11 +13,15 @@
 //   - the target's CPU share (from /proc/PID/stat);
 //   - v8walk's summary (stderr): pause median and p99, reads per sample, own CPU, missed samples;
 //     the floor probe's pause median, p99, max.
+// Then, with BENCH_SATURATE (default 1), the same under CPU saturation: as many busy processes
+// (`sh` spinning, the normal policy) as the machine has CPUs run beside the target during three
+// more phases a round — unprofiled, the floor probe and v8walk ptrace at the first rate, marked
+// "+busy" — whose ratios are to the unprofiled "+busy" phase of the round.
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
 //   [--workloads a,b] (env: BENCH_ROUNDS=2, BENCH_PHASE_S=6, BENCH_RATES="99 999",
-//   BENCH_SAMPLERS="ptrace bpf"; --quick: 1 round of 3 s phases on the quick workloads)
+//   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1; --quick: 1 round of 3 s phases on the quick workloads)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -37,6 +41,7 @@ const PHASE_S = Number(process.env.BENCH_PHASE_S || (QUICK ? 3 : 6));
 const SETTLE_S = 0.7;
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
+const SATURATE = process.env.BENCH_SATURATE !== '0';
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
 const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
@@ -139,8 +144,23 @@ function parseSummary(tool, stderr) {
   return s;
 }
 
+// As many CPU-bound processes as CPUs (a saturated machine); returns their stop function.
+function startBusy() {
+  const busy = os.cpus().map(() => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  return () => { for (const b of busy) b.kill('SIGKILL'); };
+}
+
 async function phase(target, config) {
   const seconds = PHASE_S;
+  const stopBusy = config.busy ? startBusy() : null;
+  try {
+    return await phaseRun(target, config, seconds);
+  } finally {
+    if (stopBusy) stopBusy();
+  }
+}
+
+async function phaseRun(target, config, seconds) {
   let prof = null, profOut = null;
   const t0 = Number(nowNs());
   if (config.tool !== 'none') {
@@ -155,7 +175,7 @@ async function phase(target, config) {
   const we = Number(nowNs()), cpuB = cpuSeconds(target.pid);
   if (profOut) prof = await profOut;
   else await sleep(200);
-  const m = { config: config.name, tool: config.tool, hz: config.hz, t0, ws, we, windowS: (we - ws) / 1e9 };
+  const m = { config: config.name, tool: config.tool, hz: config.hz, busy: !!config.busy, t0, ws, we, windowS: (we - ws) / 1e9 };
   m.targetCpuS = cpuB - cpuA;
   m.targetCpuShare = m.targetCpuS / m.windowS;
   m.load1 = os.loadavg()[0];
@@ -202,7 +222,11 @@ function schedule(round) {
   }
   const order = profiled.map((_, i) => profiled[(i + round * 2) % profiled.length]);
   const half = Math.ceil(order.length / 2);
-  return [{ tool: 'none', name: 'unprofiled' }, ...order.slice(0, half), { tool: 'none', name: 'unprofiled' }, ...order.slice(half)];
+  const probes = [{ tool: 'floor', hz: RATES[0], name: `floor ${RATES[0]} Hz +busy`, busy: true },
+    { tool: 'ptrace', hz: RATES[0], name: `ptrace ${RATES[0]} Hz +busy`, busy: true }];
+  if (round % 2) probes.reverse();
+  const busy = SATURATE ? [{ tool: 'none', name: 'unprofiled +busy', busy: true }, ...probes] : [];
+  return [{ tool: 'none', name: 'unprofiled' }, ...order.slice(0, half), { tool: 'none', name: 'unprofiled' }, ...order.slice(half), ...busy];
 }
 
 async function measureWorkload(w) {
@@ -233,27 +257,33 @@ async function measureWorkload(w) {
 // Per config: means over rounds of ratios to the same round's unprofiled phases.
 function summarise(result) {
   const rows = [];
-  const base = result.phases.filter((p) => p.tool === 'none');
-  const baseOf = (r) => base.filter((p) => p.round === r);
-  const floorOf = (hz) => result.phases.filter((p) => p.tool === 'floor' && p.hz === hz).map((p) => p.profiler);
+  // a phase's baseline: the unprofiled phases of its round, saturated or not as it was
+  const baseOf = (r, busy = false) => result.phases.filter((p) => p.tool === 'none' && p.round === r && p.busy === busy);
+  const floorOf = (hz, busy) => result.phases.filter((p) => p.tool === 'floor' && p.hz === hz && p.busy === busy).map((p) => p.profiler);
   const configs = [...new Set(result.phases.filter((p) => p.tool !== 'none').map((p) => p.config))];
-  const unprof = {
-    config: 'unprofiled', rate: mean(base.map((p) => p.rate)), targetCpu: mean(base.map((p) => p.targetCpuShare)),
-    gaps: base[0].gaps ? { perSecond: mean(base.map((p) => p.gaps.perSecond)), p99Us: mean(base.map((p) => p.gaps.p99Us)), maxUs: Math.max(...base.map((p) => p.gaps.maxUs)),
-      attachMaxUs: Math.max(...base.map((p) => p.gaps.attachMaxUs)) } : undefined,
-    p50Ms: base[0].server ? mean(base.map((p) => p.server.p50Ms)) : undefined, p99Ms: base[0].server ? mean(base.map((p) => p.server.p99Ms)) : undefined,
+  const unprofRow = (busy) => {
+    const b = result.phases.filter((p) => p.tool === 'none' && p.busy === busy);
+    if (!b.length) return null;
+    return {
+      config: busy ? 'unprofiled +busy' : 'unprofiled', tool: 'none', busy, rate: mean(b.map((p) => p.rate)), targetCpu: mean(b.map((p) => p.targetCpuShare)),
+      gaps: b[0].gaps ? { perSecond: mean(b.map((p) => p.gaps.perSecond)), p99Us: mean(b.map((p) => p.gaps.p99Us)), maxUs: Math.max(...b.map((p) => p.gaps.maxUs)),
+        attachMaxUs: Math.max(...b.map((p) => p.gaps.attachMaxUs)) } : undefined,
+      p50Ms: b[0].server ? mean(b.map((p) => p.server.p50Ms)) : undefined, p99Ms: b[0].server ? mean(b.map((p) => p.server.p99Ms)) : undefined,
+    };
   };
-  rows.push(unprof);
-  for (const name of configs) {
+  rows.push(unprofRow(false));
+  const busyConfigs = configs.filter((name) => result.phases.find((p) => p.config === name).busy);
+  for (const name of [...configs.filter((c) => !busyConfigs.includes(c)), ...busyConfigs]) {
     const ph = result.phases.filter((p) => p.config === name);
-    const { tool, hz } = ph[0];
-    const ratio = (f) => mean(ph.map((p) => f(p) / mean(baseOf(p.round).map(f))));
+    const { tool, hz, busy } = ph[0];
+    if (name === busyConfigs[0]) rows.push(unprofRow(true));
+    const ratio = (f) => mean(ph.map((p) => f(p) / mean(baseOf(p.round, busy).map(f))));
     const prof = ph.map((p) => p.profiler);
-    const floors = floorOf(hz);
+    const floors = floorOf(hz, busy);
     const floorMedian = median(floors.map((f) => f.pauseMedianUs));
     const row = {
       config: name, tool, hz, throughputRatio: ratio((p) => p.rate),
-      throughputRange: [Math.min(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate)))), Math.max(...ph.map((p) => p.rate / mean(baseOf(p.round).map((b) => b.rate))))],
+      throughputRange: [Math.min(...ph.map((p) => p.rate / mean(baseOf(p.round, busy).map((b) => b.rate)))), Math.max(...ph.map((p) => p.rate / mean(baseOf(p.round, busy).map((b) => b.rate))))],
       targetCpu: mean(ph.map((p) => p.targetCpuShare)), perCpuRatio: ratio((p) => p.perCpu),
     };
     if (ph[0].gaps) {
@@ -292,7 +322,7 @@ function printTable(result, rows) {
     'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
   for (const r of rows) {
     const cells = [r.config.padEnd(14)];
-    if (r.config === 'unprofiled') {
+    if (r.tool === 'none') {
       cells.push(`${f1(r.rate, 2)}/s`.padStart(10), ''.padStart(12));
       if (server) cells.push(`${f1(r.p50Ms)}ms`.padStart(6), `${f1(r.p99Ms)}ms`.padStart(6));
       else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
