@@ -23,8 +23,6 @@ void frame_memo_free(struct frame_memo *m)
 	}
 	free(m->pending);
 	free(m->pending_frames);
-	free(m->pending_n);
-	free(m->pending_receiver);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -106,10 +104,11 @@ static bool find_in(const struct memo_generation *g, uint64_t hash, const struct
 	return true;
 }
 
-/* Add an entry to the current generation, turning generations first when it is full (once a
- * walk: a second turn would clear entries the walk found); false when it cannot. */
-static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long born, uint64_t receiver,
-		const struct frame *frames, int n, uint64_t hash, struct memo_ref *ref)
+/* Add entry e (its key, birth and receiver; its frames at `frames`) to the current generation,
+ * turning generations first when it is full (once a walk: a second turn would clear entries the
+ * walk found); false when it cannot. */
+static bool add(struct frame_memo *m, const struct memo_entry *e, const struct frame *frames,
+		uint64_t hash, struct memo_ref *ref)
 {
 	struct memo_generation *g = &m->gen[m->cur];
 	if (g->n >= MEMO_GENERATION) {
@@ -123,11 +122,11 @@ static bool add(struct frame_memo *m, const struct memo_key *k, unsigned long bo
 		m->turns++;
 	}
 	XGROW(g->entries, g->cap, g->n + 1);
-	XGROW(g->frames, g->capframes, g->nframes + (size_t)n);
-	memcpy(g->frames + g->nframes, frames, sizeof(*frames) * (size_t)n);
-	g->entries[g->n] = (struct memo_entry){.key = *k, .born = born, .receiver = receiver,
-					       .first = (uint32_t)g->nframes, .n = (uint8_t)n};
-	g->nframes += (size_t)n;
+	XGROW(g->frames, g->capframes, g->nframes + e->n);
+	memcpy(g->frames + g->nframes, frames, sizeof(*frames) * e->n);
+	g->entries[g->n] = *e;
+	g->entries[g->n].first = (uint32_t)g->nframes;
+	g->nframes += e->n;
 	u64map_put(&g->idx, hash, ++g->n);
 	if (ref)
 		*ref = (struct memo_ref){(uint32_t)m->cur, (uint32_t)(g->n - 1)};
@@ -161,7 +160,7 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 		if (m->walks - e.born <= MEMO_LIFETIME_WALKS) {
 			struct frame copy[MEMO_MAX_FRAMES];
 			memcpy(copy, old->frames + e.first, sizeof(*copy) * e.n);
-			add(m, k, e.born, e.receiver, copy, e.n, hash, ref);
+			add(m, &e, copy, hash, ref);
 		}
 	}
 	if (found && m->walks - m->gen[ref->gen].entries[ref->idx].born > MEMO_LIFETIME_WALKS) {
@@ -190,12 +189,9 @@ void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t r
 		if (!complete(&frames[i]))
 			return;
 	XGROW(m->pending, m->cappending, m->npending + 1);
-	XGROW(m->pending_n, m->cappending_n, m->npending + 1);
-	XGROW(m->pending_receiver, m->cappending_receiver, m->npending + 1);
-	m->pending_receiver[m->npending] = receiver;
 	XGROW(m->pending_frames, m->cappending_frames, m->npending_frames + (size_t)n);
-	m->pending[m->npending] = *k;
-	m->pending_n[m->npending++] = (uint8_t)n;
+	m->pending[m->npending++] = (struct memo_entry){.key = *k, .born = m->walks, .receiver = receiver,
+							.first = (uint32_t)m->npending_frames, .n = (uint8_t)n};
 	memcpy(m->pending_frames + m->npending_frames, frames, sizeof(*frames) * (size_t)n);
 	m->npending_frames += (size_t)n;
 }
@@ -204,11 +200,11 @@ void frame_memo_commit(struct frame_memo *m, bool validated)
 {
 	if (!validated)
 		m->dropped += m->npending;
-	const struct frame *f = m->pending_frames;
-	for (size_t i = 0; validated && i < m->npending; f += m->pending_n[i++])
-		if (add(m, &m->pending[i], m->walks, m->pending_receiver[i], f, m->pending_n[i],
-			key_hash(&m->pending[i]), NULL))
+	for (size_t i = 0; validated && i < m->npending; i++) {
+		const struct memo_entry *e = &m->pending[i];
+		if (add(m, e, m->pending_frames + e->first, key_hash(&e->key), NULL))
 			m->kept++;
+	}
 	m->npending = m->npending_frames = 0;
 	m->turned = false;
 }

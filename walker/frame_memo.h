@@ -65,11 +65,9 @@ struct frame_memo {
 	struct memo_generation gen[2]; /* [cur], [!cur] the old one */
 	int cur;
 	bool turned;                   /* this walk: a second turn would clear what it found */
-	struct memo_key *pending;      /* decoded this walk, kept if its sample validates */
-	uint64_t *pending_receiver;
-	struct frame *pending_frames;
-	uint8_t *pending_n;
-	size_t npending, cappending, npending_frames, cappending_frames, cappending_n, cappending_receiver;
+	struct memo_entry *pending;    /* decoded this walk, kept if its sample validates; their */
+	struct frame *pending_frames;  /* frames: pending_frames[first .. first + n) */
+	size_t npending, cappending, npending_frames, cappending_frames;
 	unsigned long walks;
 	unsigned long hits, misses, kept, dropped, expired, turns, other_receiver;
 };

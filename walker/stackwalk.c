@@ -282,18 +282,19 @@ static bool returns_to_interpreter(const struct pc_info *pi)
 static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 {
 	memset(sw->memo_hit, 0, sizeof(sw->memo_hit[0]) * (size_t)nraw);
+	memset(sw->memo_keyed, 0, sizeof(sw->memo_keyed[0]) * (size_t)nraw);
 	if (!sw->memo_on || !sw->rt)
 		return;
 	frame_memo_begin_walk(&sw->memo);
 	for (int i = 0; i < nraw; i++) {
-		struct memo_key k;
 		struct pc_info pi;
 		/* native code (with unwind information: a stripped libnode's builtins have none) is
 		 * not a JS activation: not looked up */
 		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
-		sw->memo_hit[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
-				  frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi), &k) &&
-				  frame_memo_find(&sw->memo, &k, &sw->memo_ref[i]);
+		sw->memo_keyed[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
+				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi),
+						   &sw->memo_key[i]);
+		sw->memo_hit[i] = sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i]);
 	}
 }
 
@@ -408,11 +409,11 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 		}
 		int first = n;
 		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
-		struct memo_key k;
+		/* decoded: kept for the next walks under the key look_up_memo made */
 		uint64_t receiver, id;
-		if (sw->memo_on && !exact && frame_memo_key(h.L, mem, rf, returns_to_interpreter(&pi), &k) &&
-		    frame_memo_receiver(h.L, mem, rf, &receiver) && frame_memo_receiver_id(h.L, mem, receiver, &id))
-			frame_memo_stage(&sw->memo, &k, id, out + first, n - first);
+		if (sw->memo_keyed[i] && frame_memo_receiver(h.L, mem, rf, &receiver) &&
+		    frame_memo_receiver_id(h.L, mem, receiver, &id))
+			frame_memo_stage(&sw->memo, &sw->memo_key[i], id, out + first, n - first);
 		if (pc_uninlined && exact && !seen_js)
 			n = drop_inlined(out, first, n);
 		seen_js |= has_js(out, first, n);

@@ -59,10 +59,13 @@ struct stackwalk {
 	 * Off by default: those inlined functions and that JS frame are what runs there. */
 	bool v8_self;
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
-	/* live sampling: frames of activations seen at earlier samples (walker/frame_memo.h);
-	 * memo_hit[i]: whether raw frame i is found there (at memo_ref[i]) and not decoded */
+	/* live sampling: frames of activations seen at earlier samples (walker/frame_memo.h), per
+	 * walk: memo_keyed[i], raw frame i has a key (memo_key[i]); memo_hit[i], it is found there
+	 * (at memo_ref[i]) and not decoded */
 	bool memo_on;
 	struct frame_memo memo;
+	bool memo_keyed[STACKWALK_MAX_FRAMES];
+	struct memo_key memo_key[STACKWALK_MAX_FRAMES];
 	uint32_t memo_hit[STACKWALK_MAX_FRAMES];
 	struct memo_ref memo_ref[STACKWALK_MAX_FRAMES];
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
