@@ -56,6 +56,10 @@ int mode_dump(const struct options *o)
 				"v8walk: %zu threads; each paused only while its stack was copied and "
 				"walked: %.0f us in all\n",
 				d.nthreads, (double)d.total_pause_ns / 1e3);
+		if (!o->quiet && ss.s.st.snapshot_retakes)
+			fprintf_text(stderr,
+				"v8walk: %lu stops taken again: a GC moved what the first copy named "
+				"before it was read\n", ss.s.st.snapshot_retakes);
 		if (!o->quiet && ss.sw.sourcemaps)
 			sm_store_summary(ss.sw.sourcemaps, stderr);
 	}

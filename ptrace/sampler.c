@@ -230,6 +230,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 		mark_unvalidated(s, s->frames, n);
 	XGROW(s->queue, s->capqueue, s->nqueue + 1);
 	struct captured_sample *q = &s->queue[s->nqueue++];
+	q->moved = unvalidated;
 	q->tid = c->tid;
 	q->time_ns = c->time_ns;
 	q->state = c->state;
@@ -380,49 +381,80 @@ void sampler_end(struct sampler *s)
 	}
 }
 
-void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb, void *ctx)
+/* The latest sample of tid in the queue, NULL when none. */
+static struct captured_sample *latest_of(struct sampler *s, pid_t tid)
 {
-	tracer_scan_threads(s->tr);
-	/* ask every thread at once: each is held only while its own stack is copied and walked */
-	uint64_t now = now_ns();
+	for (size_t k = s->nqueue; k-- > 0;)
+		if (s->queue[k].tid == tid)
+			return &s->queue[k];
+	return NULL;
+}
+
+/* Ask every live thread without a named sample yet for one; how many were asked. */
+static size_t request_unsettled(struct sampler *s, uint64_t now)
+{
+	size_t asked = 0;
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
-		if (t->state != TS_RUNNING)
+		const struct captured_sample *c = latest_of(s, t->tid);
+		if (t->state != TS_RUNNING || t->want_sample || (c && !c->moved))
 			continue;
 		tinfo_for(s, t->tid)->requested_state = tthread_proc_state(t);
 		tracer_request_sample(s->tr, t, now);
+		asked++;
 	}
-	uint64_t deadline = now + timeout_ns;
+	return asked;
+}
+
+static void wait_for_stops(struct sampler *s, uint64_t deadline)
+{
 	for (;;) {
 		tracer_pump(s->tr);
 		bool pending = false;
 		for (size_t i = 0; i < s->tr->n; i++)
 			pending |= s->tr->threads[i].want_sample && s->tr->threads[i].state != TS_GONE;
-		now = now_ns();
+		uint64_t now = now_ns();
 		if (!pending || now >= deadline)
-			break;
+			return;
 		tracer_sleep(s->tr, deadline - now);
 	}
-	decode_waiting(s);
+}
+
+void sampler_snapshot_all(struct sampler *s, uint64_t timeout_ns, snapshot_fn cb, void *ctx)
+{
+	tracer_scan_threads(s->tr);
+	/* ask every thread at once: each is held only while its own stack is copied */
+	uint64_t deadline = now_ns() + timeout_ns;
+	for (int round = 0; round < SNAPSHOT_ROUNDS; round++) {
+		size_t first = s->nqueue;
+		if (!request_unsettled(s, now_ns()))
+			break;
+		wait_for_stops(s, deadline);
+		decode_waiting(s);
+		if (round)
+			s->st.snapshot_retakes += s->nqueue - first;
+		if (now_ns() >= deadline)
+			break;
+	}
 	for (size_t i = 0; i < s->tr->n; i++) {
 		struct tthread *t = &s->tr->threads[i];
 		if (t->want_sample) {
 			t->want_sample = false; /* resumed untouched whenever it does stop */
 			s->st.missed++;
 		}
-		struct captured_sample *c = NULL;
-		for (size_t k = 0; k < s->nqueue; k++)
-			if (s->queue[k].tid == t->tid)
-				c = &s->queue[k];
+		struct captured_sample *c = latest_of(s, t->tid);
 		if (!c) {
 			if (t->state != TS_GONE)
 				cb(ctx, t, t->tid == s->tr->pid ? "main" : "thread",
 				   tinfo_for(s, t->tid)->requested_state, NULL, 0, NULL, 0);
 			continue;
 		}
+		uint64_t held = 0;
+		for (size_t k = 0; k < s->nqueue; k++)
+			held += s->queue[k].tid == t->tid ? s->queue[k].pause_ns : 0;
 		stackwalk_name_natives(s->sw, c->frames, c->n);
 		bool final;
-		cb(ctx, t, sampled_role(s, t, c, &final), c->state, c->frames, c->n, &c->ws, c->pause_ns);
+		cb(ctx, t, sampled_role(s, t, c, &final), c->state, c->frames, c->n, &c->ws, held);
 	}
 	drop_queue(s);
 }

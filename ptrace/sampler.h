@@ -46,6 +46,7 @@ struct sampler_stats {
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
+	unsigned long snapshot_retakes; /* --dump: stops taken again (a GC moved what the first named) */
 	struct validation validation;
 	bool target_exited;
 	int exit_status;
@@ -65,6 +66,7 @@ struct captured_sample {
 	struct walk_stats ws;
 	int n;
 	struct frame *frames;
+	bool moved;          /* its JS frames were not named: what they name moved (mark_unvalidated) */
 };
 
 struct sampler {
@@ -121,8 +123,12 @@ void sampler_end(struct sampler *s);
 
 /* One-shot: stop each thread in turn (whatever its state), walk it, resume it, and hand the
  * stack to cb with the thread's role ("main", "worker", its kernel name…), its /proc state
- * before the stop and how long it was held. Threads that do not stop within timeout_ns are
- * reported with no frames. */
+ * before the stop and how long it was held (all its stops together). A thread whose copy could
+ * not be named because a GC moved what it named, or whose copy failed, is stopped and copied
+ * again, up to SNAPSHOT_ROUNDS times in all within timeout_ns: a dump is one picture, each stop
+ * still as short as a sample's. Threads that do not stop within timeout_ns are reported with no
+ * frames; sampled_again() tells how many stops were taken again. */
+enum { SNAPSHOT_ROUNDS = 5 };
 typedef void (*snapshot_fn)(void *ctx, struct tthread *t, const char *role, char state,
 			    const struct frame *frames, int n, const struct walk_stats *ws,
 			    uint64_t pause_ns);

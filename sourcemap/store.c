@@ -11,11 +11,19 @@
 #include "safe_read.h"
 #include "script_text.h"
 
-enum sm_state { SMS_NONE, SMS_LOADED, SMS_FAILED };
+/* SMS_UNREAD: the script's source could not be read (after reading the Script again); looked
+ * for again on later lookups, up to SM_SOURCE_LOADS times in all */
+enum sm_state { SMS_NONE, SMS_LOADED, SMS_FAILED, SMS_UNREAD };
+
+enum {
+	SOURCE_REREADS = 3, /* reads of the Script for a source that moved, within one load */
+	SM_SOURCE_LOADS = 4,
+};
 
 struct sm_script {
 	uint64_t addr, source_ptr;
 	uint8_t state;
+	uint8_t loads; /* loads tried (a source that could not be read is tried again) */
 	struct sourcemap map;
 	char *base;           /* what relative sources resolve against (a path, or NULL) */
 	uint32_t *source_ids; /* interned display names of the sources, 0 = not yet */
@@ -121,6 +129,23 @@ static bool same_map_loaded(struct sm_store *s, struct sm_script *e, enum sm_whe
 	return false;
 }
 
+/* The tail of e's source. The source string the walk saw may have moved since, while the target
+ * ran (a young string a scavenge copied: the old copy no longer reads as a string), so when it
+ * cannot be read the Script is read again for its source now, a few times. */
+static bool read_tail(struct sm_store *s, const struct v8_heap *h, struct sm_script *e,
+		      struct strbuf *tail)
+{
+	for (int reread = 0;; reread++) {
+		if (e->source_ptr && sm_source_tail(h, e->source_ptr, SM_MAX_TAIL_UNITS, tail))
+			return true;
+		const struct v8_script *now;
+		if (reread == SOURCE_REREADS || !s->L || !(now = script_get(s->scripts, h, e->addr)) ||
+		    now->source_ptr == e->source_ptr)
+			return false;
+		e->source_ptr = now->source_ptr;
+	}
+}
+
 /* Find, read and decode the map of script sc into e. */
 static void load(struct sm_store *s, struct sm_script *e, const struct v8_script *sc)
 {
@@ -134,8 +159,18 @@ static void load(struct sm_store *s, struct sm_script *e, const struct v8_script
 	sb_init(&json);
 	const char *url, *why = NULL;
 	size_t ulen;
-	if (!sm_source_tail(&h, sc->source_ptr, SM_MAX_TAIL_UNITS, &tail) ||
-	    !sm_find_comment(tail.s, tail.len, &url, &ulen))
+	e->loads++;
+	bool was_unread = e->state == SMS_UNREAD;
+	if (!read_tail(s, &h, e, &tail)) {
+		if (!was_unread)
+			s->st.unread++;
+		e->state = SMS_UNREAD;
+		goto out;
+	}
+	if (was_unread)
+		s->st.unread--;
+	e->state = SMS_NONE;
+	if (!sm_find_comment(tail.s, tail.len, &url, &ulen))
 		goto out;
 	enum sm_where where = sm_resolve_map_url(name, url, ulen, &path, &why);
 	if (same_map_loaded(s, e, where, name, path.s))
@@ -186,6 +221,14 @@ out:
 	sb_free(&json);
 }
 
+static void timed_load(struct sm_store *s, struct sm_script *e, const struct v8_script *sc)
+{
+	e->source_ptr = sc->source_ptr;
+	uint64_t t0 = now_ns();
+	load(s, e, sc);
+	s->st.load_ns += now_ns() - t0;
+}
+
 static struct sm_script *new_entry(struct sm_store *s, uint64_t addr)
 {
 	if (s->n >= SM_MAX_SCRIPTS)
@@ -211,6 +254,11 @@ static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 	struct sm_script *e = NULL;
 	if (u64map_get(&s->idx, addr, &k)) {
 		e = &s->v[k - 1];
+		if (e->state == SMS_UNREAD && e->loads < SM_SOURCE_LOADS && sc) {
+			/* its source could not be read: perhaps it can now */
+			timed_load(s, e, sc);
+			return e->alias ? &s->v[e->alias - 1] : e;
+		}
 		if (!sc || e->source_ptr == sc->source_ptr)
 			return e->alias ? &s->v[e->alias - 1] : e;
 		/* another script now lives at this address: a new entry (the old one may be shared) */
@@ -219,10 +267,7 @@ static struct sm_script *script_entry(struct sm_store *s, uint64_t addr)
 	} else if (!sc || !(e = new_entry(s, addr))) {
 		return NULL;
 	}
-	e->source_ptr = sc->source_ptr;
-	uint64_t t0 = now_ns();
-	load(s, e, sc);
-	s->st.load_ns += now_ns() - t0;
+	timed_load(s, e, sc);
 	return e->alias ? &s->v[e->alias - 1] : e;
 }
 
@@ -338,6 +383,10 @@ void sm_apply(struct sm_store *s, struct frame *f, int n)
 void sm_store_summary(const struct sm_store *s, FILE *out)
 {
 	const struct sm_stats *st = &s->st;
+	if (st->unread)
+		fprintf(out, "v8walk: source maps: the source of %lu scripts could not be read from the "
+			"process (it moved as the process ran, or it is damaged): their maps were not "
+			"looked for\n", st->unread);
 	if (!st->scripts)
 		return;
 	unsigned long nfailed = 0;

@@ -41,6 +41,7 @@ struct sm_stats {
 	unsigned long scripts;  /* scripts with a sourceMappingURL comment */
 	unsigned long loaded;   /* ... whose map was loaded */
 	unsigned long failed[SMF_COUNT];
+	unsigned long unread;   /* scripts whose source could not be read (map not looked for) */
 	unsigned long mapped_frames, unmapped_frames; /* frames of mapped scripts (hit / no entry) */
 	uint64_t load_ns;       /* time spent finding, reading and decoding maps */
 	size_t bytes;           /* memory the decoded maps hold */

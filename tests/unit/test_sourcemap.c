@@ -16,6 +16,7 @@
 #include "../../sourcemap/sourcemap.h"
 #include "../../sourcemap/store.h"
 #include "../../sourcemap/vlq.h"
+#include "fake_heap.h"
 
 static const char *parse_err(const char *json)
 {
@@ -369,60 +370,127 @@ Test(safe_read, refuses_what_it_must, .timeout = 30)
 	rmdir(dir);
 }
 
+/* A store over a script cache and an interned string table, as the walker sets them up. */
+struct store_fx {
+	struct intern strings;
+	struct script_cache scripts;
+	struct sm_store st;
+};
+
+static void store_fx_init(struct store_fx *x, struct memsrc *mem, const struct v8_layout *L)
+{
+	intern_init(&x->strings);
+	intern_str(&x->strings, ""); /* id 0: "none", as in the walker */
+	script_cache_init(&x->scripts, &x->strings);
+	sm_store_init(&x->st, &x->strings, &x->scripts, mem, L, "");
+}
+
+static void store_fx_free(struct store_fx *x)
+{
+	sm_store_free(&x->st);
+	script_cache_free(&x->scripts);
+	intern_free(&x->strings);
+}
+
 /* Frames moved by a map as Node moves them (prepare_stack_trace.js): the original position of the
  * entry at or before the generated one, the name of the entry at the function's definition, else
  * the one at the caller's call site when the caller is in the same script; `new ` kept; no entry
  * or a 1-field one leaves the frame as it is. */
 Test(store, frames_as_node_maps_them)
 {
-	struct intern strings;
-	intern_init(&strings);
-	intern_str(&strings, ""); /* id 0: "none", as in the walker */
-	struct script_cache scripts;
-	script_cache_init(&scripts, &strings);
-	struct sm_store st;
-	sm_store_init(&st, &strings, &scripts, NULL, NULL, "");
+	struct store_fx x;
+	store_fx_init(&x, NULL, NULL);
 	const char *json = "{\"version\":3,\"sources\":[\"../src/a.ts\"],\"names\":[\"realName\",\"callerName\"],"
 			   "\"mappings\":\"AAAAA,UAGI,U,UAIJC\"}";
 	struct sourcemap m;
 	const char *why = NULL;
 	cr_assert(sourcemap_parse(&m, json, strlen(json), &why), "%s", why);
-	cr_assert(sm_store_put(&st, 0x100, &m, "/d/app.js.map"));
-	uint32_t gen = intern_str(&strings, "/d/app.js");
+	cr_assert(sm_store_put(&x.st, 0x100, &m, "/d/app.js.map"));
+	uint32_t gen = intern_str(&x.strings, "/d/app.js");
 	struct frame f[4] = {
 	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 13, .def_line = 1, .def_col = 1},
 	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 31, .def_line = 1, .def_col = 21},
 	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 35, .def_line = 1, .def_col = 22},
 	    {.kind = FK_JS, .script = 0x100, .file = gen, .line = 1, .col = 21, .def_line = 1, .def_col = 1},
 	};
-	f[0].name = intern_str(&strings, "x");
-	f[1].name = intern_str(&strings, "new Foo");
-	f[2].name = intern_str(&strings, "Foo.bar");
-	f[3].name = intern_str(&strings, "y");
-	sm_apply(&st, f, 4);
-	cr_assert_str_eq(intern_get(&strings, f[0].file), "/src/a.ts");
+	f[0].name = intern_str(&x.strings, "x");
+	f[1].name = intern_str(&x.strings, "new Foo");
+	f[2].name = intern_str(&x.strings, "Foo.bar");
+	f[3].name = intern_str(&x.strings, "y");
+	sm_apply(&x.st, f, 4);
+	cr_assert_str_eq(intern_get(&x.strings, f[0].file), "/src/a.ts");
 	cr_assert_eq(f[0].line, 4);
 	cr_assert_eq(f[0].col, 5);
-	cr_assert_str_eq(intern_get(&strings, f[0].name), "realName");
+	cr_assert_str_eq(intern_get(&x.strings, f[0].name), "realName");
 	cr_assert_eq(f[0].gen_file, gen);
 	cr_assert_eq(f[0].gen_line, 1);
 	cr_assert_eq(f[0].gen_col, 13);
 	cr_assert_eq(f[0].def_line, 1);
 	cr_assert_eq(f[1].line, 8);
 	cr_assert_eq(f[1].col, 1);
-	cr_assert_str_eq(intern_get(&strings, f[1].name), "new callerName"); /* the caller's */
-	cr_assert_str_eq(intern_get(&strings, f[2].name), "Foo.bar"); /* no name at all */
+	cr_assert_str_eq(intern_get(&x.strings, f[1].name), "new callerName"); /* the caller's */
+	cr_assert_str_eq(intern_get(&x.strings, f[2].name), "Foo.bar"); /* no name at all */
 	cr_assert_eq(f[2].line, 8);
 	cr_assert_eq(f[3].gen_file, 0); /* a 1-field segment: as it was */
 	cr_assert_eq(f[3].file, gen);
 	cr_assert_eq(f[3].col, 21);
-	cr_assert_str_eq(intern_get(&strings, f[3].name), "y");
-	cr_assert_eq(st.st.mapped_frames, 3);
-	cr_assert_eq(st.st.unmapped_frames, 1);
-	sm_apply(&st, f, 4); /* applying twice changes nothing */
+	cr_assert_str_eq(intern_get(&x.strings, f[3].name), "y");
+	cr_assert_eq(x.st.st.mapped_frames, 3);
+	cr_assert_eq(x.st.st.unmapped_frames, 1);
+	sm_apply(&x.st, f, 4); /* applying twice changes nothing */
 	cr_assert_eq(f[0].line, 4);
 	cr_assert_eq(f[0].gen_col, 13);
-	sm_store_free(&st);
-	script_cache_free(&scripts);
-	intern_free(&strings);
+	store_fx_free(&x);
+}
+
+/* The source string a walk saw may have moved by the time the map is looked for (the target ran:
+ * a scavenge copied it and the old copy no longer reads as a string): the Script is read again
+ * for its source now. A source that cannot be read at all is counted and stated, and looked for
+ * again on later lookups. */
+Test(store, a_source_that_moved_after_the_walk)
+{
+	struct fake_heap fh;
+	fh_init(&fh);
+	struct store_fx x;
+	store_fx_init(&x, &fh.base, &fh.L);
+	const char *text = "f();\n//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJ"
+			   "zb3VyY2VzIjpbImEudHMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUEifQ==\n";
+	uint64_t script[2];
+	for (int i = 0; i < 2; i++) {
+		script[i] = fh_obj(&fh, FT_SCRIPT, 128);
+		fh_set(&fh, script[i], 8, fh_str1(&fh, text));
+		fh_set(&fh, script[i], 16, fh_str1(&fh, i ? "/srv/b.js" : "/srv/a.js"));
+		fh_set(&fh, script[i], 56, fh_smi(0));
+		cr_assert_not_null(script_get(&x.scripts, &fh.h, script[i])); /* what the walk saw */
+	}
+	/* a.js: its source moved; b.js: its source is now unreadable */
+	uint64_t a_old = 0, b_old = 0;
+	memcpy(&a_old, fh_ptr(&fh, script[0] - 1 + 8), 8);
+	memcpy(&b_old, fh_ptr(&fh, script[1] - 1 + 8), 8);
+	fh_set(&fh, script[0], 8, fh_str1(&fh, text));
+	fh_set(&fh, a_old, 0, fh_smi(7)); /* the old copy's map word: no map any more */
+	fh_set(&fh, b_old, 0, fh_smi(7));
+	struct frame f[2] = {
+	    {.kind = FK_JS, .script = script[0], .file = intern_str(&x.strings, "/srv/a.js"), .line = 1, .col = 1},
+	    {.kind = FK_JS, .script = script[1], .file = intern_str(&x.strings, "/srv/b.js"), .line = 1, .col = 1},
+	};
+	sm_apply(&x.st, f, 2);
+	cr_assert_str_eq(intern_get(&x.strings, f[0].file), "/srv/a.ts", "a.js mapped from its moved source");
+	cr_assert_str_eq(intern_get(&x.strings, f[1].file), "/srv/b.js", "b.js left at its position");
+	cr_assert_eq(x.st.st.loaded, 1);
+	cr_assert_eq(x.st.st.scripts, 1);
+	cr_assert_eq(x.st.st.unread, 1);
+	char out[1024] = "";
+	FILE *mf = fmemopen(out, sizeof(out) - 1, "w");
+	sm_store_summary(&x.st, mf);
+	fclose(mf);
+	cr_assert(strstr(out, "the source of 1 scripts could not be read"), "%s", out);
+	/* b.js readable again (the walk read its Script anew): found on the next lookup */
+	fh_set(&fh, b_old, 0, fh_map(&fh, FT_SEQ_ONE));
+	sm_apply(&x.st, f, 2);
+	cr_assert_str_eq(intern_get(&x.strings, f[1].file), "/srv/a.ts", "b.js mapped once readable");
+	cr_assert_eq(x.st.st.loaded, 2);
+	cr_assert_eq(x.st.st.unread, 0);
+	store_fx_free(&x);
+	fh_free(&fh);
 }
