@@ -17,6 +17,8 @@
 // (`sh` spinning, the normal policy) as the machine has CPUs run beside the target during three
 // more phases a round — unprofiled, the floor probe and v8walk ptrace at the first rate, marked
 // "+busy" — whose ratios are to the unprofiled "+busy" phase of the round.
+// With BENCH_STOP_LIMIT_US (default 1000; 0: none), one more phase a round: v8walk ptrace at the
+// first rate with --stop-limit-us (the stack copied on a helper thread, a stop ended at the limit).
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
@@ -42,6 +44,7 @@ const SETTLE_S = 0.7;
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const SATURATE = process.env.BENCH_SATURATE !== '0';
+const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 1000);
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
 const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
@@ -114,7 +117,8 @@ async function startServerTarget(w) {
 
 function profilerArgs(config, pid, seconds) {
   if (config.tool === 'floor') return [FLOOR_PROBE, [String(pid), String(config.hz), String(seconds)]];
-  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), '--raw', '-o', '/dev/null']];
+  const limit = config.limitUs ? ['--stop-limit-us', String(config.limitUs)] : [];
+  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, '--raw', '-o', '/dev/null']];
 }
 
 // v8walk's summary line (cli/summary.c: print_run_summary, for both samplers); figures it does not print are absent.
@@ -220,6 +224,8 @@ function schedule(round) {
     profiled.push({ tool: 'floor', hz, name: `floor ${hz} Hz` });
     for (const tool of SAMPLERS) profiled.push({ tool, hz, name: `${tool} ${hz} Hz` });
   }
+  if (STOP_LIMIT_US && SAMPLERS.includes('ptrace'))
+    profiled.push({ tool: 'ptrace', hz: RATES[0], limitUs: STOP_LIMIT_US, name: `ptrace ${RATES[0]} Hz ≤${STOP_LIMIT_US / 1000}ms` });
   const order = profiled.map((_, i) => profiled[(i + round * 2) % profiled.length]);
   const half = Math.ceil(order.length / 2);
   const probes = [{ tool: 'floor', hz: RATES[0], name: `floor ${RATES[0]} Hz +busy`, busy: true },

@@ -93,6 +93,12 @@ void print_usage(FILE *f)
 		"      --idle               also sample threads that are not running (wall clock)\n"
 		"      --stack-kb N         stack bytes copied per sample, in KiB (default 64;\n"
 		"                           eBPF: at most 12, default 8)\n"
+		"      --stop-limit-us N    ptrace: resume a thread whose stack copy is not done\n"
+		"                           after N us and drop that sample (default: wait for it);\n"
+		"                           the copy waits while the target's own threads map or\n"
+		"                           unmap memory (ms after a GC); the copy is then made on a\n"
+		"                           second thread, ~15 us more per stop (needs real-time\n"
+		"                           priority: root or CAP_SYS_NICE)\n"
 		"      --mode MODE          ptrace: stop each thread for a few microseconds;\n"
 		"                           bpf: a kernel program copies each sample's stack,\n"
 		"                           nothing is stopped (needs root or CAP_BPF+CAP_PERFMON);\n"
@@ -258,7 +264,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF };
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -282,6 +288,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	    {"version-info", no_argument, NULL, O_VINFO},
 	    {"force-v8-version", required_argument, NULL, O_FORCE},
 	    {"stack-kb", required_argument, NULL, O_STACKKB},
+	    {"stop-limit-us", required_argument, NULL, O_STOPLIMIT},
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
@@ -417,6 +424,15 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 				return refuse(why, "--stack-kb must be between 4 and 8192, not '%s'", optarg);
 			o->stack_kb = (unsigned)v;
 			o->stack_kb_set = true;
+			break;
+		}
+		case O_STOPLIMIT: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 1000000)
+				return refuse(why, "--stop-limit-us must be between 0 and 1000000, not '%s'",
+					      optarg);
+			o->stop_limit_us = (unsigned)v;
 			break;
 		}
 		case 'q': o->quiet = true; break;

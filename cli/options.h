@@ -59,6 +59,7 @@ struct options {
 	struct v8_version force_version;
 	unsigned stack_kb;
 	bool stack_kb_set;       /* --stack-kb was given */
+	unsigned stop_limit_us;  /* --stop-limit-us (0: no limit) */
 	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */

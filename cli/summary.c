@@ -89,6 +89,13 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 		fprintf(out, "v8walk: %lu samples had JS frames that a GC moved before they were named "
 			     "(shown as such, not guessed)\n",
 			st->unvalidated);
+	if (st->cut)
+		fprintf(out, "v8walk: %lu stops ended at the --stop-limit-us limit before the stack was "
+			     "copied (the target's threads held its memory-map lock: mapping or unmapping); "
+			     "those samples were dropped (counted missed)\n",
+			st->cut);
+	if (s->copier_why)
+		fprintf(out, "v8walk: stops are not limited (--stop-limit-us): %s\n", s->copier_why);
 	if (st->behind)
 		fprintf_text(out, "v8walk: fell behind the sampling schedule %lu times; results may be "
 			     "skewed: try a lower --rate\n",

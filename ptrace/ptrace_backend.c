@@ -37,7 +37,7 @@ static void stats(void *ctx, struct run_stats *out)
 	const struct sampler *s = ctx;
 	const struct sampler_stats *st = &s->st;
 	*out = (struct run_stats){.sampler = "ptrace", .samples = st->samples, .no_js = st->no_js,
-				  .truncated = st->truncated, .missed = st->missed,
+				  .truncated = st->truncated, .missed = st->missed + st->cut,
 				  .missed_as = "missed", .processes = 1,
 				  .threads = s->tr->threads_seen, .max_lag_ns = st->max_lag_ns,
 				  .start_ns = st->start_ns, .end_ns = st->end_ns,

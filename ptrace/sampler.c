@@ -44,6 +44,12 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	memsrc_live_init(&s->live, pid);
 	capture_pool_init(&s->captures, &s->live.base, SNAPSHOT_BUDGET);
 	rt_sched_init(&s->rt, !o->normal_priority);
+	if (o->stop_limit_ns) {
+		if (!s->rt.allowed)
+			s->copier_why = "no real-time priority (needs root or CAP_SYS_NICE)";
+		else
+			s->copier = stack_copier_start(s->rt.fifo_priority, &s->copier_why);
+	}
 	s->rng = now_ns() | 1;
 	char fn[64], comm[32] = "node";
 	snprintf(fn, sizeof(fn), "/proc/%d/comm", (int)pid);
@@ -71,6 +77,7 @@ void sampler_free(struct sampler *s)
 {
 	drop_queue(s);
 	free(s->queue);
+	stack_copier_stop(s->copier);
 	rt_sched_normal(&s->rt);
 	capture_pool_free(&s->captures);
 	memsrc_live_close(&s->live);
@@ -114,6 +121,38 @@ static uint32_t role_of(struct sampler *s, struct tthread *t, const struct captu
 			    c->ws.end == UNWIND_COMPLETE);
 }
 
+/* Copy the stack: inline, or by the helper within the stop limit (kept in c->stack_buf and put
+ * into the snapshot once the thread runs again). false: the limit passed (or a late copy still
+ * holds the helper), the sample is dropped. */
+static bool copy_stack(struct sampler *s, struct tthread *t, struct capture *c, uint64_t from,
+		       size_t len)
+{
+	if (!s->copier) {
+		memsnap_add(&c->snap, from, len);
+		return true;
+	}
+	if (c->stack_cap < len) {
+		free(c->stack_buf);
+		c->stack_buf = xmalloc(s->opts.stack_chunk > len ? s->opts.stack_chunk : len);
+		c->stack_cap = s->opts.stack_chunk > len ? s->opts.stack_chunk : len;
+	}
+	ssize_t got = 0;
+	enum copy_result r = stack_copier_copy(s->copier, t->tid, from, c->stack_buf, len,
+					       s->opts.stop_limit_ns, &got);
+	if (r == COPY_LATE) { /* the buffer is the helper's now */
+		c->stack_buf = NULL;
+		c->stack_cap = 0;
+	}
+	if (r != COPY_OK) {
+		s->st.cut++;
+		return false;
+	}
+	s->live.reads++;
+	c->stack_from = from;
+	c->stack_got = got > 0 ? (size_t)got : 0;
+	return true;
+}
+
 /* Copy what must be consistent with the stop of one thread: its registers and its stack. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
@@ -136,12 +175,11 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	uint64_t to = from + s->opts.stack_chunk;
 	if (to > b.hi)
 		to = b.hi;
-	if (to > from)
-		memsnap_add(&c->snap, from, (size_t)(to - from));
 	c->bounds = b;
+	bool ok = to <= from || copy_stack(s, t, c, from, (size_t)(to - from));
 	s->st.regs_ns += t1 - t0;
 	s->st.stack_ns += now_ns() - t1;
-	return true;
+	return ok;
 }
 
 void sampler_on_stop(void *ctx, struct tthread *t)
@@ -201,6 +239,8 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	/* the copied stack is unwound, and the objects its JS frames' slots name copied, now that
 	 * the thread runs again: a GC may have moved one since, which leaves a forwarding word
 	 * where its map was (then the sample is marked, below) */
+	if (c->stack_got) /* copied by the helper */
+		memsnap_put(&c->snap, c->stack_from, c->stack_buf, c->stack_got);
 	uint64_t t0 = now_ns();
 	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
 	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and

@@ -19,6 +19,7 @@
 #include "../walker/stackwalk.h"
 #include "../walker/validate.h"
 #include "../walker/thread_labels.h"
+#include "stack_copier.h"
 #include "tracer.h"
 
 
@@ -27,6 +28,7 @@ struct sampler_opts {
 	bool idle;           /* also sample threads that are not running (wall-clock view) */
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
 	bool normal_priority; /* never switch to SCHED_FIFO while threads are stopped */
+	uint64_t stop_limit_ns; /* end a stop whose stack copy takes longer (0: no limit) */
 };
 
 /* The counters at one instant: the second half of a run (from the middle of --duration to its
@@ -46,6 +48,7 @@ struct sampler_stats {
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
+	unsigned long cut; /* stops ended at stop_limit_ns, the sample dropped (stack_copier.h) */
 	unsigned long snapshot_retakes; /* --dump: stops taken again (a GC moved what the first named) */
 	struct validation validation;
 	bool target_exited;
@@ -87,6 +90,8 @@ struct sampler {
 	/* what each stop copied, waiting to be decoded once its thread runs again */
 	struct capture_pool captures;
 	struct rt_sched rt;
+	struct stack_copier *copier; /* NULL: stacks are copied inline (no limit, or no helper) */
+	const char *copier_why;      /* why there is no helper although a limit was asked */
 	uint64_t tick_ns; /* when the threads of the current tick were asked to stop */
 	/* the schedule of sampler_step: the next tick, the last look for new threads, the middle
 	 * and the end of the run (0: not known) */

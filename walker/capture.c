@@ -17,6 +17,7 @@ void capture_pool_free(struct capture_pool *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		memsnap_free(&p->v[i]->snap);
+		free(p->v[i]->stack_buf);
 		free(p->v[i]);
 	}
 	free(p->v);
@@ -37,6 +38,7 @@ struct capture *capture_pool_take(struct capture_pool *p, size_t max)
 	memsnap_reset(&c->snap);
 	memset(&c->ws, 0, sizeof(c->ws));
 	c->held_ns = 0;
+	c->stack_got = 0;
 	return c;
 }
 

@@ -27,6 +27,9 @@ struct capture {
 	struct stack_bounds bounds;
 	bool bounds_known; /* the stack's mapping was known at the stop (else bounds are a guess) */
 	struct memsnap snap;
+	uint8_t *stack_buf;  /* the stack as a helper copied it (ptrace/stack_copier.h), if it did */
+	size_t stack_cap, stack_got;
+	uint64_t stack_from;
 	struct walk_stats ws; /* of the unwind (raw frame count, how it ended) */
 };
 

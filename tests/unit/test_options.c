@@ -136,6 +136,8 @@ static const struct resolution resolutions[] = {
     {"--pid 42 --min-percent 101", 0, 0, "--min-percent needs a number from 0 to 100, not '101'"},
     {"--pid 42 --force-v8-version x", 0, 0, "--force-v8-version needs a version like 12.4"},
     {"--pid 42 --stack-kb 2", 0, 0, "--stack-kb must be between 4 and 8192, not '2'"},
+    {"--pid 42 --stop-limit-us -5", 0, 0, "--stop-limit-us must be between 0 and 1000000, not '-5'"},
+    {"--pid 42 --stop-limit-us 1ms", 0, 0, "--stop-limit-us must be between 0 and 1000000, not '1ms'"},
     {"--pid 42 --rate", 0, 0, "--rate needs a value"},
     {"--pid 42 --frobnicate", 0, 0, "unknown option '--frobnicate'"},
     {"--pid 42 extra", 0, 0, "unexpected argument 'extra'"},
