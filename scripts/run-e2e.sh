@@ -6,9 +6,10 @@
 # from the results. On each node the suite runs once per sampler (V8WALK_MODE=ptrace, then bpf;
 # V8WALK_MODES="ptrace" runs fewer): every sampling run uses that mode, tests that belong to one
 # sampler run in its pass only, and the files that never sample (cores, --version-info, --dump)
-# run in the ptrace pass only. The harness itself runs on the machine's node. The output formats
-# are read in headless chromium on the first node of the run only (V8WALK_BROWSER_TESTS: what
-# the browser reads does not depend on the node line, and chromium is slow to start); likewise
+# run in the ptrace pass only, as does the stop limit (a ptrace option). The harness itself runs
+# on the machine's node. The output formats are read in headless chromium on the first node of
+# the run only (V8WALK_BROWSER_TESTS: what the browser reads does not depend on the node line,
+# and chromium is slow to start); likewise
 # `top` in a terminal and the SIGUSR1/--period files (V8WALK_TERMINAL_TESTS: the terminal and the
 # files' cutting do not depend on it either).
 set -eu
@@ -24,7 +25,7 @@ files_for() {
 		f=tests/e2e/$(basename "$f")
 		case "$1:$(basename "$f")" in
 		bpf:core.test.js | bpf:core_damage.test.js | bpf:version_info.test.js | bpf:dump.test.js | \
-		bpf:hostile.test.js) ;;
+		bpf:hostile.test.js | bpf:stop_limit.test.js) ;;
 		*) echo "$f" ;;
 		esac
 	done
