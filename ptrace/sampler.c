@@ -131,10 +131,10 @@ static bool copy_stack(struct sampler *s, struct tthread *t, struct capture *c, 
 		memsnap_add(&c->snap, from, len);
 		return true;
 	}
-	if (c->stack_cap < len) {
+	if (c->stack_cap < len) { /* len ≤ stack_chunk (capture): one buffer serves every stop */
 		free(c->stack_buf);
-		c->stack_buf = xmalloc(s->opts.stack_chunk > len ? s->opts.stack_chunk : len);
-		c->stack_cap = s->opts.stack_chunk > len ? s->opts.stack_chunk : len;
+		c->stack_buf = xmalloc(s->opts.stack_chunk);
+		c->stack_cap = s->opts.stack_chunk;
 	}
 	ssize_t got = 0;
 	enum copy_result r = stack_copier_copy(s->copier, t->tid, from, c->stack_buf, len,

@@ -132,7 +132,7 @@ void sampler_end(struct sampler *s);
  * not be named because a GC moved what it named, or whose copy failed, is stopped and copied
  * again, up to SNAPSHOT_ROUNDS times in all within timeout_ns: a dump is one picture, each stop
  * still as short as a sample's. Threads that do not stop within timeout_ns are reported with no
- * frames; sampled_again() tells how many stops were taken again. */
+ * frames; sampler_stats.snapshot_retakes counts the stops taken again. */
 enum { SNAPSHOT_ROUNDS = 5 };
 typedef void (*snapshot_fn)(void *ctx, struct tthread *t, const char *role, char state,
 			    const struct frame *frames, int n, const struct walk_stats *ws,

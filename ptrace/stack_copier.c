@@ -1,7 +1,6 @@
 /* stack_copier.c — the helper thread that copies a stopped thread's stack (see stack_copier.h). */
 #include "stack_copier.h"
 
-#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -9,9 +8,9 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../util/xalloc.h"
 
 enum { YIELD_AFTER_NS = 10 * 1000 }; /* the tracer waits spinning, then yields its CPU (one CPU
@@ -34,13 +33,6 @@ struct stack_copier {
 	void *lent; /* the buffer of a late copy, freed once it is over */
 	struct stack_copier_stats st;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void cpu_relax(void)
 {

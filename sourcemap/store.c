@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../util/clock.h"
 #include "../util/xalloc.h"
 #include "data_url.h"
 #include "locate.h"
@@ -30,13 +31,6 @@ struct sm_script {
 	uint32_t alias;       /* index + 1 of the entry that loaded the same map (a Script GC moved,
 			       * or a second Script of one file), 0 = this one */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void sm_store_init(struct sm_store *s, struct intern *strings, struct script_cache *scripts,
 		   struct memsrc *mem, const struct v8_layout *L, const char *root)
