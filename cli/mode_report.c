@@ -110,15 +110,10 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 		}
 		case R_CRED: a->credentials = optarg; break;
 		case 'o':
-			if (!a->out.output) {
-				a->out.output = optarg;
-			} else if (a->out.nmore < MAX_MORE_OUTPUTS) {
-				a->out.more_writers[a->out.nmore] = profile_writer_for_path(optarg);
-				if (!a->out.more_writers[a->out.nmore])
-					return usage_error("-o: which format? its extension names none:", optarg);
-				a->out.more_outputs[a->out.nmore++] = optarg;
-			} else {
-				return usage_error("too many -o files", NULL);
+			if (!options_add_output(&a->out, optarg, &why)) {
+				int rc = usage_error(why.s, NULL);
+				sb_free(&why);
+				return rc;
 			}
 			break;
 		case 'f':

@@ -50,7 +50,7 @@ void print_usage(FILE *f)
 		"                           .collapsed .svg .speedscope.json .cpuprofile .pb.gz .pprof\n"
 		"      --text               the same as --format tree\n"
 		"      --raw                the same as --format folded (flamegraph.pl, speedscope)\n"
-		"  -o, --output FILE        write the profile to FILE instead of stdout; give -o again to\n"
+		"  -o, --output FILE        write the profile to FILE (- or none: stdout); give -o again to\n"
 		"                           write the same samples to more files (format by extension)\n"
 		"      --thread TID|NAME    cpuprofile: the thread to write (default: the main thread)\n"
 		"      --min-percent P      --text: fold subtrees below P%% of samples (default 0.5)\n"
@@ -167,6 +167,28 @@ static bool unknown_format(const char *option, const char *value, struct strbuf 
 		refuse(why, "--format is one of %s, not '%s'", names.s, value);
 	sb_free(&names);
 	return false;
+}
+
+bool options_add_output(struct options *o, const char *arg, struct strbuf *why)
+{
+	if (!strcmp(arg, "-")) {
+		if (o->output || o->output_stdout)
+			return refuse(why, "-o - (standard output) must be the first -o; the others name "
+				      "files");
+		o->output_stdout = true;
+		return true;
+	}
+	if (!o->output && !o->output_stdout) {
+		o->output = arg;
+		return true;
+	}
+	if (o->nmore == MAX_MORE_OUTPUTS)
+		return refuse(why, "at most %d -o options", MAX_MORE_OUTPUTS + 1);
+	o->more_writers[o->nmore] = profile_writer_for_path(arg);
+	if (!o->more_writers[o->nmore])
+		return unknown_format("-o", arg, why);
+	o->more_outputs[o->nmore++] = arg;
+	return true;
 }
 
 /* Does the run write this format (to stdout or one of the -o files)? */
@@ -363,16 +385,8 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		case O_DUMP: o->mode = MODE_DUMP; break;
 		case O_JSON: o->json = true; break;
 		case 'o':
-			if (!o->output) {
-				o->output = optarg;
-				break;
-			}
-			if (o->nmore == MAX_MORE_OUTPUTS)
-				return refuse(why, "at most %d -o options", MAX_MORE_OUTPUTS + 1);
-			o->more_writers[o->nmore] = profile_writer_for_path(optarg);
-			if (!o->more_writers[o->nmore])
-				return unknown_format("-o", optarg, why);
-			o->more_outputs[o->nmore++] = optarg;
+			if (!options_add_output(o, optarg, why))
+				return false;
 			break;
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000)

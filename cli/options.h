@@ -39,6 +39,7 @@ struct options {
 	const char *thread;      /* --thread TID|NAME (cpuprofile) */
 	bool json;               /* --json (dumps) */
 	const char *output;      /* -o FILE (NULL = stdout) */
+	bool output_stdout;      /* -o - was given: the profile goes to stdout (output stays NULL) */
 	/* further -o FILEs: the same profile again, each in the format of its extension */
 	const char *more_outputs[MAX_MORE_OUTPUTS];
 	const struct profile_writer *more_writers[MAX_MORE_OUTPUTS];
@@ -96,6 +97,9 @@ struct plan {
 /* Parse argv into *plan: true, or false with the one-line reason (escaped text, without the
  * "v8walk: " prefix) in *why — the caller prints it and exits EXIT_USAGE. Prints nothing. */
 bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why);
+/* One -o value into o: the first is the profile's file ("-": stdout, in --format's format), each
+ * further one another file in the format its extension names. False with the reason in *why. */
+bool options_add_output(struct options *o, const char *arg, struct strbuf *why);
 /* The --help text. */
 void print_usage(FILE *f);
 

@@ -195,6 +195,28 @@ Test(options, the_writer_comes_from_format_then_the_extension)
 	sb_free(&why);
 }
 
+/* -o - is standard output, in --format's format (the tree without it), and only as the first -o. */
+Test(options, dash_output_is_stdout_and_only_the_first)
+{
+	struct strbuf why;
+	sb_init(&why);
+	struct plan p;
+	cr_assert(parse_line("--pid 42 -f pprof -o -", &p, &why), "%s", why.s);
+	cr_expect_null(p.o.output);
+	cr_expect(p.o.output_stdout);
+	cr_expect_str_eq(p.o.writer->name, "pprof");
+	cr_assert(parse_line("--pid 42 -o - -o prof.svg", &p, &why), "%s", why.s);
+	cr_expect_null(p.o.output);
+	cr_expect_str_eq(p.o.writer->name, "tree");
+	cr_assert_eq(p.o.nmore, 1);
+	cr_expect_str_eq(p.o.more_outputs[0], "prof.svg");
+	cr_expect_not(parse_line("--pid 42 -o prof.svg -o -", &p, &why));
+	cr_expect(strstr(why.s, "-o - (standard output) must be the first -o"), "%s", why.s);
+	cr_expect_not(parse_line("--pid 42 -o - -o -", &p, &why));
+	cr_expect(strstr(why.s, "must be the first -o"), "%s", why.s);
+	sb_free(&why);
+}
+
 /* What the user typed is quoted escaped: a control byte cannot reach the terminal. */
 Test(options, a_refusal_quotes_the_argument_escaped)
 {
