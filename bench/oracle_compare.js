@@ -9,8 +9,10 @@
 // builtins and native callbacks (nodes without a url: V8's `push`, v8walk's `Array.push`,
 // `Builtins_…` and native C++ frames) are charged to it, except that regular-expression code is one
 // bucket "(regexp)" (V8: "RegExp: …" nodes; v8walk: <IrregexpFrame>); "(garbage collector)" and
-// "(program)" are buckets of their own; "(idle)" and "(root)" are left out (v8walk samples running
-// threads only). The share of samples charged through a node without a url is reported
+// "(program)" are buckets of their own, "(program)" holding too the native code that has no JS
+// function under it (v8walk: node's event loop in C++, microtasks run in builtins; these fell into
+// "(root)" and out of the comparison before); "(idle)" and "(root)" are left out (v8walk samples
+// running threads only). The share of samples charged through a node without a url is reported
 // (nativeShare) so that what this folding hides is seen.
 // Weighted by time on V8's side (byTime): a sample of V8's stands for the time until its next one,
 // as DevTools computes a node's self time from the timestamps. V8's sampler thread is starved while
@@ -49,9 +51,11 @@ function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime 
     let id = node.id, key = ownKey(node.callFrame);
     if (key === null) native.add(node.id);
     while (key === null && parent.has(id)) { id = parent.get(id); key = ownKey(byId.get(id).callFrame); }
-    if (key === null) key = PROGRAM;
+    // native code with no JS function under it (v8walk: node's event loop in C++, a microtask
+    // run in builtins; V8: the same, or a builtin named alone): "(program)", as V8 names it
+    if (key === null || (key === '(root)' && id !== node.id)) key = PROGRAM;
     keyOf.set(node.id, key);
-    if (!names.has(key)) names.set(key, byId.get(id).callFrame.functionName || '(anonymous)');
+    if (!names.has(key)) names.set(key, key === PROGRAM ? PROGRAM : byId.get(id).callFrame.functionName || '(anonymous)');
   }
   const counts = new Map();
   let n = 0, samples = 0, nativeWeight = 0, t = profile.startTime;

@@ -61,14 +61,19 @@ static uint32_t frame_index(struct profile *p, const struct frame *f)
 		key.col = f->def_col;
 		key.name = frame_own_name(f);
 	} else if (p->lines == LINES_NONE) {
-		key.line = key.col = key.def_line = key.start_line = key.start_col = 0;
+		key.line = key.col = key.def_line = key.def_col = key.start_line = key.start_col = 0;
 	} else {
+		/* the line running in one function: the function is part of the identity, or every
+		 * `(anonymous)` of a minified script's line 1 would be one frame, named and placed
+		 * (cpuprofile, pprof, speedscope) after whichever was seen first */
 		key.col = 0;
 	}
 	/* the identity's words as the key's bytes (was a formatted string: snprintf per frame per
 	 * sample, 1.3 % of v8walk's CPU at 999 Hz) */
-	uint32_t words[5] = {key.kind, key.name, key.file, (uint32_t)key.line,
-			     p->lines == LINES_FUNCTION ? (uint32_t)key.col : 0};
+	bool by_function = js && p->lines != LINES_NONE;
+	uint32_t words[6] = {key.kind, key.name, key.file, (uint32_t)key.line,
+			     by_function ? (uint32_t)key.def_line : 0,
+			     by_function ? (uint32_t)key.def_col : 0};
 	size_t before = p->frame_keys.n;
 	uint32_t idx = intern_n(&p->frame_keys, (const char *)words, sizeof(words));
 	if (p->frame_keys.n != before) {

@@ -121,6 +121,35 @@ Test(writers, function_mode_aggregates_by_definition_line)
 	free(out);
 }
 
+/* Two functions of one name on one line (a minified bundle's `(anonymous)`s on line 1) stay two
+ * frames: each keeps its own definition column (the cpuprofile's callFrame) and its own count. */
+Test(writers, same_name_same_line_different_functions_stay_apart)
+{
+	struct frame a = js("(anonymous)", "/srv/bundle.js", 1, 1), b = a;
+	a.col = a.def_col = a.start_col = 6814198;
+	b.col = b.def_col = b.start_col = 7371090;
+	a.start_line = b.start_line = 1;
+	add(3, 2, a, js("caller", "/srv/bundle.js", 1, 1));
+	add(2, 2, b, js("caller", "/srv/bundle.js", 1, 1));
+	cr_assert_eq(prof.nframes, 3, "frames: %zu", prof.nframes);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct write_opts wo = {0};
+	write_cpuprofile(&prof, &wo, f);
+	fclose(f);
+	const char *pa = strstr(buf, "\"columnNumber\":6814197}"), *pb = strstr(buf, "\"columnNumber\":7371089}");
+	cr_assert(pa && pb, "%s", buf);
+	cr_expect(strstr(pa, "\"hitCount\":3"), "%s", buf);
+	cr_expect(strstr(pb, "\"hitCount\":2"), "%s", buf);
+	free(buf);
+	/* the folded text shows no column: there the two read alike, and a consumer adds them up */
+	char *out = render(1, 0);
+	cr_expect(strstr(out, "caller (/srv/bundle.js:1)_[j];(anonymous) (/srv/bundle.js:1)_[j] 3\n"), "%s", out);
+	cr_expect(strstr(out, "caller (/srv/bundle.js:1)_[j];(anonymous) (/srv/bundle.js:1)_[j] 2\n"), "%s", out);
+	free(out);
+}
+
 Test(writers, inlined_frames_are_tagged)
 {
 	struct frame f = js("small", "/srv/a.js", 3, 2);
