@@ -1,155 +1,292 @@
 /* eh_frame_check.c — register numbers of .eh_frame call-frame instructions (eh_frame_check.h).
- * CIEs and FDEs are found with libdw's dwarf_next_cfi; an FDE's instructions start after its
- * address fields (sized by the CIE's 'R' pointer encoding) and its augmentation data. */
+ *
+ * The pass reads the section the way libdw will (elfutils 0.188: dwarf_next_cfi.c, cie.c,
+ * fde.c, cfi.c, encoded-value.h, memory-access.h), since a byte it splits differently is an
+ * instruction it never looked at:
+ * - the entries: those of libdw's linear FDE search (__libdw_find_fde), which skips an entry
+ *   dwarf_next_cfi refuses but could measure (a bad CIE pointer or version) and reads on, and
+ *   stops only at a terminator or at an entry it cannot measure;
+ * - a CIE: the FDE pointer encoding and the FDE augmentation as intern_new_cie finds them ('z'
+ *   wherever it is met, 'R'/'L'/'P' with or without it, other letters skipped after a 'z');
+ *   the CIE's initial instructions, whether it is met in the chain or only through a pointer;
+ * - an FDE: its address fields in that encoding, its augmentation data, its instructions;
+ * - every (S|U)LEB128 as libdw reads it: at most 10 bytes, never past the stream's end.
+ * Where libdw would read something this pass cannot follow (an aligned pointer encoding, whose
+ * padding depends on the section's address; augmentation data past the section), the section
+ * is refused. The conservative side elsewhere: every CIE and FDE is checked (libdw runs a CIE's
+ * instructions only for an FDE that uses it, and an FDE's only up to the PC), and so is every
+ * register operand, also those libdw keeps without growing its table (the CFA's register). */
 #include "eh_frame_check.h"
 
 #include <dwarf.h>
+#include <elf.h>
 #include <elfutils/libdw.h>
 #include <libelf.h>
 #include <string.h>
 
-struct cur {
-	const uint8_t *p, *end;
-	bool bad;
+/* The section: its bytes [0, size) and the ELF class's address size. */
+struct sec {
+	const uint8_t *buf;
+	size_t size;
+	uint8_t addr_size;
 };
 
-static uint64_t uleb(struct cur *c)
+/* A (S|U)LEB128 at buf[*at] in a stream ending at `end`, read as libdw's get_uleb128 and
+ * get_sleb128 do: up to 10 bytes and never past `end`; one that does not end by then reads as
+ * UINT64_MAX (only its length matters for a signed one). False when *at is already at `end`:
+ * libdw would then read one byte of what follows (a value under 128, or UINT64_MAX, which its
+ * own limit refuses) and stop, so nothing after matters. */
+static bool leb(const uint8_t *buf, size_t *at, size_t end, uint64_t *v)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		else if (b & 0x7f)
-			v = UINT64_MAX; /* too large for 64 bits: implausible anyway */
-		if (!(b & 0x80))
-			return v;
+	if (*at >= end)
+		return false;
+	size_t max = end - *at < 10 ? end - *at : 10;
+	uint64_t acc = 0;
+	for (size_t i = 0; i < max; i++) {
+		uint8_t b = buf[(*at)++];
+		acc |= (uint64_t)(b & 0x7f) << (7 * i); /* i = 9: only bit 63 stays, as in libdw */
+		if (!(b & 0x80)) {
+			*v = acc;
+			return true;
+		}
 	}
-	c->bad = true;
-	return 0;
+	*v = UINT64_MAX;
+	return true;
 }
 
-static void skip(struct cur *c, uint64_t n)
+/* encoded_value_size: bytes of a value in pointer encoding `enc`, 0 when libdw does not know
+ * (omit, the signedness bit read away, a ULEB128 with no bytes given). For a ULEB128 at `at`
+ * libdw counts up to the first byte that has its high bit set (sic), within the section. */
+static size_t value_size(const struct sec *s, uint8_t enc, const size_t *at)
 {
-	if (n > (uint64_t)(c->end - c->p)) {
-		c->bad = true;
-		c->p = c->end;
-	} else {
-		c->p += n;
+	if (enc == DW_EH_PE_omit)
+		return 0;
+	switch (enc & 0x07) {
+	case DW_EH_PE_udata2: return 2;
+	case DW_EH_PE_udata4: return 4;
+	case DW_EH_PE_udata8: return 8;
+	case DW_EH_PE_absptr: return s->addr_size;
+	case DW_EH_PE_uleb128:
+		if (at)
+			for (size_t e = *at; e < s->size;)
+				if (s->buf[e++] & 0x80)
+					return e - *at;
+		return 0;
+	default: return 0;
 	}
 }
 
-/* Bytes of a pointer in DW_EH_PE encoding `enc` (0 = variable: LEB128). */
-static size_t ptr_size(uint8_t enc)
+/* read_encoded_value, for where the value ends: false where libdw fails (its reads are bounded
+ * by the section, not by the entry). The caller has ruled out DW_EH_PE_aligned. */
+static bool skip_value(const struct sec *s, uint8_t enc, size_t *at)
 {
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr: case DW_EH_PE_pcrel: case DW_EH_PE_textrel: case DW_EH_PE_datarel:
+	case DW_EH_PE_funcrel:
+		break;
+	default:
+		return false;
+	}
+	size_t n;
 	switch (enc & 0x0f) {
-	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
-	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
-	case DW_EH_PE_uleb128: case DW_EH_PE_sleb128: return 0;
-	default: return 8; /* absptr, udata8, sdata8 */
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: n = 2; break;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: n = 4; break;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: n = 8; break;
+	case DW_EH_PE_absptr: n = s->addr_size; break;
+	case DW_EH_PE_uleb128: case DW_EH_PE_sleb128: {
+		uint64_t unused;
+		return leb(s->buf, at, s->size, &unused);
 	}
+	default:
+		return false;
+	}
+	if (*at > s->size || n > s->size - *at)
+		return false;
+	*at += n; /* DW_EH_PE_indirect reads elsewhere: this pointer moves the same */
+	return true;
 }
 
-static void skip_ptr(struct cur *c, uint8_t enc)
+/* What libdw's intern_new_cie makes of a CIE's augmentation. */
+struct cie_info {
+	uint8_t fde_enc;      /* the FDE pointer encoding, absptr made udata4/udata8 */
+	bool sized;           /* FDEs have a ULEB128 length of augmentation data */
+	size_t fde_aug_size;  /* else: the bytes of it ('L' without 'z') */
+};
+
+/* False when libdw's reading cannot be followed (see the top of the file). */
+static bool cie_info(const struct sec *s, const Dwarf_CIE *cie, struct cie_info *ci)
 {
-	size_t n = ptr_size(enc);
-	if (n)
-		skip(c, n);
-	else
-		uleb(c);
+	ci->fde_enc = DW_EH_PE_absptr;
+	ci->sized = false;
+	ci->fde_aug_size = 0;
+	size_t d = (size_t)(cie->augmentation_data - s->buf);
+	for (const char *ap = cie->augmentation; *ap; ap++) {
+		uint8_t enc;
+		switch (*ap) {
+		case 'z':
+			ci->sized = true;
+			continue;
+		case 'S':
+			continue;
+		case 'L':
+			if (d >= s->size)
+				return false;
+			enc = s->buf[d++];
+			if (!ci->sized)
+				ci->fde_aug_size += value_size(s, enc, NULL);
+			continue;
+		case 'R':
+			if (d >= s->size)
+				return false;
+			ci->fde_enc = s->buf[d++];
+			continue;
+		case 'P':
+			if (d >= s->size)
+				return false;
+			enc = s->buf[d++];
+			size_t n = value_size(s, enc, &d);
+			d += n; /* past the section: the next read refuses */
+			continue;
+		default:
+			if (ci->sized)
+				continue; /* an unknown letter after 'z' has no data */
+		}
+		break;
+	}
+	if ((ci->fde_enc & 0x0f) == DW_EH_PE_absptr)
+		ci->fde_enc |= s->addr_size == 4 ? DW_EH_PE_udata4 : DW_EH_PE_udata8;
+	return (ci->fde_enc & 0x70) != DW_EH_PE_aligned;
 }
 
-/* Walk one instruction stream; false when it names an implausible register. */
-static bool instructions_ok(const uint8_t *p, const uint8_t *end, uint8_t fde_enc)
+/* Walk one instruction stream, buf[at, end), as execute_cfi does; false when it names a
+ * register above EH_FRAME_MAX_REG. It ends where libdw's would (the end, an opcode or an
+ * operand libdw refuses), or goes on where libdw would already have stopped (a row past the
+ * PC, a CIE that moves the location). */
+static bool instructions_ok(const struct sec *s, size_t at, size_t end, uint8_t fde_enc)
 {
-	struct cur c = {p, end, false};
-#define REG() do { if (uleb(&c) > EH_FRAME_MAX_REG) return false; } while (0)
-	while (c.p < c.end && !c.bad) {
-		uint8_t op = *c.p++;
+	const uint8_t *buf = s->buf;
+	uint64_t v;
+#define LEB() do { if (!leb(buf, &at, end, &v)) return true; } while (0)
+#define REG() do { LEB(); if (v > EH_FRAME_MAX_REG) return false; } while (0)
+#define FIXED(n) do { if (end - at < (n)) return true; at += (n); } while (0)
+	while (at < end) {
+		uint8_t op = buf[at++];
 		switch (op & 0xc0) {
 		case DW_CFA_advance_loc: continue;
-		case DW_CFA_offset: uleb(&c); continue; /* register in the low 6 bits */
+		case DW_CFA_offset: LEB(); continue; /* the register: the low 6 bits */
 		case DW_CFA_restore: continue;
 		}
 		switch (op) {
 		case DW_CFA_nop: case DW_CFA_remember_state: case DW_CFA_restore_state:
 		case DW_CFA_GNU_window_save:
 			break;
-		case DW_CFA_set_loc: skip_ptr(&c, fde_enc); break;
-		case DW_CFA_advance_loc1: skip(&c, 1); break;
-		case DW_CFA_advance_loc2: skip(&c, 2); break;
-		case DW_CFA_advance_loc4: skip(&c, 4); break;
+		case DW_CFA_set_loc:
+			if (!skip_value(s, fde_enc, &at))
+				return true;
+			break;
+		case DW_CFA_advance_loc1: FIXED(1); break;
+		case DW_CFA_advance_loc2: FIXED(2); break;
+		case DW_CFA_advance_loc4: FIXED(4); break;
+		case DW_CFA_MIPS_advance_loc8: FIXED(8); break;
 		case DW_CFA_offset_extended: case DW_CFA_def_cfa: case DW_CFA_val_offset:
 		case DW_CFA_GNU_negative_offset_extended:
 		case DW_CFA_offset_extended_sf: case DW_CFA_def_cfa_sf: case DW_CFA_val_offset_sf:
-			REG(); uleb(&c); break; /* the second operand: (S)LEB128, same length rule */
+			REG(); LEB(); break; /* the second operand: (S)LEB128, the same length rule */
 		case DW_CFA_restore_extended: case DW_CFA_undefined: case DW_CFA_same_value:
 		case DW_CFA_def_cfa_register:
 			REG(); break;
 		case DW_CFA_register: REG(); REG(); break;
 		case DW_CFA_def_cfa_offset: case DW_CFA_def_cfa_offset_sf: case DW_CFA_GNU_args_size:
-			uleb(&c); break;
-		case DW_CFA_def_cfa_expression: skip(&c, uleb(&c)); break;
-		case DW_CFA_expression: case DW_CFA_val_expression: REG(); skip(&c, uleb(&c)); break;
+			LEB(); break;
+		case DW_CFA_def_cfa_expression:
+			LEB();
+			if (v > end - at)
+				return true;
+			at += v;
+			break;
+		case DW_CFA_expression: case DW_CFA_val_expression:
+			REG();
+			LEB();
+			if (v > end - at)
+				return true;
+			at += v;
+			break;
 		default:
 			return true; /* libdw stops at an opcode it does not know, and so do we */
 		}
 	}
+#undef FIXED
 #undef REG
+#undef LEB
 	return true;
 }
 
-/* The FDE pointer encoding of a CIE ('R' in a 'z' augmentation; absptr otherwise). */
-static uint8_t cie_fde_encoding(const Dwarf_CIE *cie)
+static bool cie_ok(const struct sec *s, const Dwarf_CIE *cie, struct cie_info *ci)
 {
-	const char *aug = cie->augmentation;
-	if (!aug || aug[0] != 'z' || !cie->augmentation_data)
-		return DW_EH_PE_absptr;
-	struct cur c = {cie->augmentation_data, cie->augmentation_data + cie->augmentation_data_size,
-			false};
-	for (const char *a = aug + 1; *a && c.p < c.end; a++) {
-		if (*a == 'R')
-			return *c.p;
-		if (*a == 'L')
-			c.p++;
-		else if (*a == 'P') {
-			uint8_t enc = *c.p++;
-			skip_ptr(&c, enc);
-		} else if (*a != 'S') {
-			break;
-		}
+	return cie_info(s, cie, ci) &&
+	       instructions_ok(s, (size_t)(cie->initial_instructions - s->buf),
+			       (size_t)(cie->initial_instructions_end - s->buf), ci->fde_enc);
+}
+
+/* An FDE as intern_fde reads it with its CIE's `ci`: its address fields, its augmentation data,
+ * then its instructions. One libdw cannot read that far is never run: true. */
+static bool fde_ok(const struct sec *s, const Dwarf_FDE *fde, const struct cie_info *ci)
+{
+	size_t at = (size_t)(fde->start - s->buf), end = (size_t)(fde->end - s->buf);
+	if (!skip_value(s, ci->fde_enc, &at) /* initial_location */ ||
+	    !skip_value(s, ci->fde_enc & 0x0f, &at) /* address_range */ || at >= end)
+		return true;
+	if (ci->sized) {
+		uint64_t len;
+		if (!leb(s->buf, &at, end, &len) || len > end - at)
+			return true;
+		at += len;
+	} else {
+		if (ci->fde_aug_size >= end - at)
+			return true;
+		at += ci->fde_aug_size;
 	}
-	return DW_EH_PE_absptr;
+	return instructions_ok(s, at, end, ci->fde_enc);
 }
 
 bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data)
 {
 	Elf_Data *data = elf_data;
-	Dwarf_Off off = 0, next;
-	Dwarf_CFI_Entry e, cie;
-	Dwarf_Off cie_off = (Dwarf_Off)-1;
-	uint8_t enc = DW_EH_PE_absptr;
-	int r;
-	while ((r = dwarf_next_cfi(e_ident, data, true, off, &next, &e)) == 0) {
+	if (!data->d_buf)
+		return true;
+	struct sec s = {data->d_buf, data->d_size, e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8};
+	Dwarf_Off off = 0, cie_off = (Dwarf_Off)-1;
+	struct cie_info ci = {0};
+	for (;;) {
+		Dwarf_Off next = off; /* dwarf_next_cfi leaves it there when it cannot measure the entry */
+		Dwarf_CFI_Entry e;
+		int r = dwarf_next_cfi(e_ident, data, true, off, &next, &e);
+		if (r > 0)
+			break; /* the end, or a terminator: libdw's search ends there too */
+		if (r < 0) {
+			if (next <= off)
+				break; /* libdw cannot get past it either */
+			off = next; /* libdw skips the entry and reads on: so do we */
+			continue;
+		}
 		if (dwarf_cfi_cie_p(&e)) {
-			if (!instructions_ok(e.cie.initial_instructions, e.cie.initial_instructions_end,
-					     cie_fde_encoding(&e.cie)))
+			struct cie_info unused;
+			if (!cie_ok(&s, &e.cie, &unused))
 				return false;
 		} else {
 			if (e.fde.CIE_pointer != cie_off) {
 				Dwarf_Off unused;
+				Dwarf_CFI_Entry cie;
+				cie_off = (Dwarf_Off)-1;
 				if (dwarf_next_cfi(e_ident, data, true, e.fde.CIE_pointer, &unused, &cie) != 0 ||
 				    !dwarf_cfi_cie_p(&cie))
 					goto next; /* libdw will not use this FDE either */
+				/* the CIE may be one the chain never meets: its instructions too */
+				if (!cie_ok(&s, &cie.cie, &ci))
+					return false;
 				cie_off = e.fde.CIE_pointer;
-				enc = cie_fde_encoding(&cie.cie);
 			}
-			struct cur c = {e.fde.start, e.fde.end, false};
-			skip_ptr(&c, enc); /* initial_location */
-			skip_ptr(&c, enc & 0x0f); /* address_range */
-			if (cie.cie.augmentation && cie.cie.augmentation[0] == 'z')
-				skip(&c, uleb(&c));
-			if (!c.bad && !instructions_ok(c.p, c.end, enc))
+			if (!fde_ok(&s, &e.fde, &ci))
 				return false;
 		}
 	next:

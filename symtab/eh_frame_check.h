@@ -12,8 +12,12 @@
 
 enum { EH_FRAME_MAX_REG = 255 }; /* x86-64's DWARF registers end near 130 */
 
-/* True when every instruction stream decodes up to its end or to an opcode libdw refuses too,
- * naming no register above EH_FRAME_MAX_REG. `e_ident` is the file's ELF identification. */
+/* True when no instruction stream libdw can reach from this section's entries names a register
+ * above EH_FRAME_MAX_REG: the entries and streams are split as libdw splits them (its linear FDE
+ * search skips an entry it refuses but can measure; an FDE's CIE may lie anywhere; see
+ * eh_frame_check.c). `e_ident` is the file's ELF identification, `elf_data` an Elf_Data over
+ * the section's bytes. Only the section's own chain of entries is read: an .eh_frame_hdr search
+ * table, which libdw follows to any offset, is not. */
 bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data);
 
 #endif
