@@ -15,13 +15,21 @@
  * padding depends on the section's address; augmentation data past the section), the section
  * is refused. The conservative side elsewhere: every CIE and FDE is checked (libdw runs a CIE's
  * instructions only for an FDE that uses it, and an FDE's only up to the PC), and so is every
- * register operand, also those libdw keeps without growing its table (the CFA's register). */
+ * register operand, also those libdw keeps without growing its table (the CFA's register).
+ *
+ * An .eh_frame_hdr whose table libdw binary-searches sends it to an FDE at any offset the table
+ * names, without the chain: every entry must name the start of an FDE the chain walk checked.
+ * The header and its table are read as dwarf_getcfi_elf.c's parse_eh_frame_hdr and fde.c's
+ * binary_search_fde read them (with their quirk: a pc-relative table value is relative to the
+ * table's first byte taken to be at the header's address); an encoding that reading does not
+ * follow refuses the header. */
 #include "eh_frame_check.h"
 
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
 #include <libelf.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The section: its bytes [0, size) and the ELF class's address size. */
@@ -249,11 +257,45 @@ static bool fde_ok(const struct sec *s, const Dwarf_FDE *fde, const struct cie_i
 	return instructions_ok(s, at, end, ci->fde_enc);
 }
 
-bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data)
+/* The FDE offsets the chain walk checked, in increasing order. */
+struct offsets {
+	Dwarf_Off *v;
+	size_t n, cap;
+};
+
+static bool offsets_add(struct offsets *o, Dwarf_Off off)
 {
-	Elf_Data *data = elf_data;
-	if (!data->d_buf)
-		return true;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 256;
+		Dwarf_Off *v = realloc(o->v, cap * sizeof(*v));
+		if (!v)
+			return false;
+		o->v = v;
+		o->cap = cap;
+	}
+	o->v[o->n++] = off;
+	return true;
+}
+
+static bool offsets_has(const struct offsets *o, uint64_t off)
+{
+	size_t lo = 0, hi = o->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->v[mid] == off)
+			return true;
+		if (o->v[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* The chain, as libdw's linear search reads it; the offset of every FDE checked into `fdes`
+ * (when given). */
+static bool chain_ok(const unsigned char *e_ident, Elf_Data *data, struct offsets *fdes)
+{
 	struct sec s = {data->d_buf, data->d_size, e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8};
 	Dwarf_Off off = 0, cie_off = (Dwarf_Off)-1;
 	struct cie_info ci = {0};
@@ -280,13 +322,13 @@ bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data)
 				cie_off = (Dwarf_Off)-1;
 				if (dwarf_next_cfi(e_ident, data, true, e.fde.CIE_pointer, &unused, &cie) != 0 ||
 				    !dwarf_cfi_cie_p(&cie))
-					goto next; /* libdw will not use this FDE either */
+					goto next; /* libdw will not use this FDE either (not listed) */
 				/* the CIE may be one the chain never meets: its instructions too */
 				if (!cie_ok(&s, &cie.cie, &ci))
 					return false;
 				cie_off = e.fde.CIE_pointer;
 			}
-			if (!fde_ok(&s, &e.fde, &ci))
+			if (!fde_ok(&s, &e.fde, &ci) || (fdes && !offsets_add(fdes, off)))
 				return false;
 		}
 	next:
@@ -295,4 +337,137 @@ bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data)
 		off = next;
 	}
 	return true;
+}
+
+/* An encoding of .eh_frame_hdr this file reads as read_encoded_value does: a base of nothing,
+ * the value's own address or the header's, then a fixed-size value. */
+static bool hdr_enc_ok(uint8_t enc)
+{
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr: case DW_EH_PE_pcrel: case DW_EH_PE_textrel: case DW_EH_PE_datarel:
+	case DW_EH_PE_funcrel:
+		break;
+	default:
+		return false; /* aligned (padding by address), or one libdw refuses */
+	}
+	if (enc & DW_EH_PE_indirect)
+		return false;
+	switch (enc & 0x0f) {
+	case DW_EH_PE_absptr: case DW_EH_PE_udata2: case DW_EH_PE_sdata2: case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4: case DW_EH_PE_udata8: case DW_EH_PE_sdata8:
+		return true;
+	default:
+		return false; /* a LEB128, or one libdw refuses */
+	}
+}
+
+/* read_encoded_value of a value at buf[*at] of [buf, buf + size), which libdw places at `vaddr`
+ * (pcrel: vaddr + *at; datarel: vaddr; textrel and funcrel: 0 in libdw's header reads). */
+static bool hdr_value(const unsigned char *e_ident, const uint8_t *buf, size_t size,
+		      uint64_t vaddr, uint8_t enc, size_t *at, uint64_t *out)
+{
+	if (!hdr_enc_ok(enc))
+		return false;
+	uint64_t base = (enc & 0x70) == DW_EH_PE_pcrel ? vaddr + *at
+		      : (enc & 0x70) == DW_EH_PE_datarel ? vaddr : 0;
+	size_t n;
+	switch (enc & 0x07) {
+	case DW_EH_PE_udata2: n = 2; break;
+	case DW_EH_PE_udata4: n = 4; break;
+	case DW_EH_PE_udata8: n = 8; break;
+	default: n = e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8; break; /* absptr */
+	}
+	if (*at > size || n > size - *at)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) /* little-endian: eh_frame_hdr_parse refuses the other */
+		v |= (uint64_t)buf[*at + i] << (8 * i);
+	if ((enc & 0x0f) == DW_EH_PE_sdata2)
+		v = (uint64_t)(int64_t)(int16_t)(uint16_t)v;
+	else if ((enc & 0x0f) == DW_EH_PE_sdata4)
+		v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+	*at += n;
+	*out = base + v;
+	return true;
+}
+
+/* encoded_value_size of a table encoding (the step between entries is twice it) */
+static size_t table_value_size(const unsigned char *e_ident, uint8_t enc)
+{
+	switch (enc & 0x07) {
+	case DW_EH_PE_udata2: return 2;
+	case DW_EH_PE_udata4: return 4;
+	case DW_EH_PE_udata8: return 8;
+	case DW_EH_PE_absptr: return e_ident[EI_CLASS] == ELFCLASS32 ? 4 : 8;
+	default: return 0;
+	}
+}
+
+bool eh_frame_hdr_parse(const unsigned char *e_ident, const uint8_t *buf, size_t size,
+			uint64_t vaddr, struct eh_frame_hdr *h)
+{
+	*h = (struct eh_frame_hdr){.buf = buf, .size = size, .vaddr = vaddr};
+	/* libdw reads its 2-byte header values in the host's order and the others in the file's:
+	 * only a little-endian file is read here */
+	if (!buf || e_ident[EI_DATA] != ELFDATA2LSB || size < 4 || buf[0] != 1)
+		return false;
+	uint8_t ptr_enc = buf[1], count_enc = buf[2], table_enc = buf[3];
+	size_t at = 4;
+	if (ptr_enc == DW_EH_PE_omit || !hdr_value(e_ident, buf, size, vaddr, ptr_enc, &at,
+						   &h->eh_frame_ptr))
+		return false;
+	if (count_enc == DW_EH_PE_omit)
+		return true; /* no table: libdw searches the chain */
+	uint64_t count;
+	if (!hdr_value(e_ident, buf, size, vaddr, count_enc, &at, &count))
+		return false;
+	if (count == 0 || table_enc == DW_EH_PE_omit ||
+	    (table_enc & ~DW_EH_PE_signed) == DW_EH_PE_uleb128)
+		return true; /* no table either */
+	size_t vsize = table_value_size(e_ident, table_enc);
+	if (!vsize || count > ((size - at) / vsize) / 2)
+		return false; /* libdw: no CFI */
+	if (!hdr_enc_ok(table_enc))
+		return false; /* libdw would read it: refused here */
+	h->table = buf + at;
+	h->entries = (size_t)count;
+	h->enc = table_enc;
+	return true;
+}
+
+/* Every table entry's FDE address names an FDE the chain walk checked. The values are read as
+ * binary_search_fde reads them: from the table's first byte, which it takes to be at the
+ * header's address. */
+static bool table_ok(const unsigned char *e_ident, const struct eh_frame_hdr *h,
+		     uint64_t frame_vaddr, const struct offsets *fdes)
+{
+	size_t vsize = table_value_size(e_ident, h->enc);
+	size_t avail = h->size - (size_t)(h->table - h->buf);
+	for (size_t i = 0; i < h->entries; i++) {
+		size_t at = 2 * i * vsize + vsize; /* the entry's second value: the FDE */
+		uint64_t fde;
+		if (!hdr_value(e_ident, h->table, avail, h->vaddr, h->enc, &at, &fde) ||
+		    !offsets_has(fdes, fde - frame_vaddr))
+			return false;
+	}
+	return true;
+}
+
+bool eh_frame_cfi_ok(const unsigned char *e_ident, void *elf_data, uint64_t frame_vaddr,
+		     const struct eh_frame_hdr *hdr)
+{
+	Elf_Data *data = elf_data;
+	if (!data->d_buf)
+		return !(hdr && hdr->table);
+	if (!hdr || !hdr->table)
+		return chain_ok(e_ident, data, NULL);
+	struct offsets fdes = {0};
+	bool ok = chain_ok(e_ident, data, &fdes) && table_ok(e_ident, hdr, frame_vaddr, &fdes);
+	free(fdes.v);
+	return ok;
+}
+
+bool eh_frame_registers_ok(const unsigned char *e_ident, void *elf_data)
+{
+	return eh_frame_cfi_ok(e_ident, elf_data, 0, NULL);
 }

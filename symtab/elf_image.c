@@ -373,17 +373,73 @@ const char *elf_image_build_id_hex(const struct elf_image *img, char *buf)
 	return build_id_hex(img->build_id, img->build_id_len, buf);
 }
 
-/* Is the .eh_frame section (when there is one) safe to hand to libdw (eh_frame_check.h)? */
+/* The frame data dwarf_getcfi_elf (elfutils 0.188, dwarf_getcfi_elf.c) will read, checked
+ * (eh_frame_check.h). It takes the first section named .eh_frame (none when it is NOBITS), with
+ * the last .eh_frame_hdr met before it, whose table it searches when the header's .eh_frame
+ * pointer is the section's address (getcfi_shdr); with no such section (or no section names),
+ * the first PT_GNU_EH_FRAME: the header there, and the frame data at the file offset of its
+ * .eh_frame pointer, to the end of the file (getcfi_gnu_eh_frame). Those bytes are read here
+ * through the same libelf calls and buffers libdw's will return. False: no CFI for this image
+ * (also where libdw would have none). */
 static bool eh_frame_safe(const struct elf_image *img)
 {
-	size_t size;
-	const uint8_t *bytes = elf_image_section(img, ".eh_frame", &size);
 	const unsigned char *ident = (const unsigned char *)elf_getident(img->elf, NULL);
-	if (!bytes || !ident)
-		return true;
-	Elf_Data d = {.d_buf = (void *)bytes, .d_size = size, .d_type = ELF_T_BYTE,
-		      .d_version = EV_CURRENT};
-	return eh_frame_registers_ok(ident, &d);
+	size_t shstrndx;
+	if (!ident || elf_getshdrstrndx(img->elf, &shstrndx) != 0)
+		return false;
+	struct eh_frame_hdr hdr;
+	if (shstrndx != 0) {
+		Elf_Scn *scn = NULL, *hdr_scn = NULL;
+		GElf_Addr hdr_vaddr = 0;
+		while ((scn = elf_nextscn(img->elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			const char *name = elf_strptr(img->elf, shstrndx, sh.sh_name);
+			if (!name)
+				continue;
+			if (strcmp(name, ".eh_frame_hdr") == 0) {
+				hdr_scn = scn;
+				hdr_vaddr = sh.sh_addr;
+				continue;
+			}
+			if (strcmp(name, ".eh_frame") != 0)
+				continue;
+			Elf_Data *d = sh.sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
+			if (!d || !d->d_buf)
+				return false; /* libdw: no CFI */
+			Elf_Data *hd = hdr_scn ? elf_rawdata(hdr_scn, NULL) : NULL;
+			if (!hd || !hd->d_buf)
+				return eh_frame_cfi_ok(ident, d, sh.sh_addr, NULL);
+			if (!eh_frame_hdr_parse(ident, hd->d_buf, hd->d_size, hdr_vaddr, &hdr))
+				return false;
+			return eh_frame_cfi_ok(ident, d, sh.sh_addr,
+					       hdr.eh_frame_ptr == sh.sh_addr ? &hdr : NULL);
+		}
+	}
+	size_t n;
+	if (elf_getphdrnum(img->elf, &n) != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(img->elf, (int)i, &ph))
+			return false;
+		if (ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		/* the whole file, read once: libdw's reads of it come from this copy */
+		size_t filesize;
+		const uint8_t *raw = (const uint8_t *)elf_rawfile(img->elf, &filesize);
+		if (!raw || ph.p_offset > filesize || ph.p_filesz > filesize - ph.p_offset ||
+		    !eh_frame_hdr_parse(ident, raw + ph.p_offset, ph.p_filesz, ph.p_vaddr, &hdr))
+			return false;
+		uint64_t off = hdr.eh_frame_ptr - ph.p_vaddr + ph.p_offset;
+		if (off >= filesize)
+			return false;
+		Elf_Data d = {.d_buf = (void *)(raw + off), .d_size = filesize - off,
+			      .d_type = ELF_T_BYTE, .d_version = EV_CURRENT};
+		return eh_frame_cfi_ok(ident, &d, hdr.eh_frame_ptr, &hdr);
+	}
+	return true; /* libdw finds no CFI */
 }
 
 struct Dwarf_CFI_s *elf_image_cfi(struct elf_image *img)

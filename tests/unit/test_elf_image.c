@@ -1,7 +1,11 @@
 /* test_elf_image.c — reads by virtual address from ELF files whose program headers lie: offsets
- * near 2^64, zero sizes, addresses whose sums wrap. Every read stays inside the file or fails. */
+ * near 2^64, zero sizes, addresses whose sums wrap. Every read stays inside the file or fails.
+ * The CFI handed to libdw is the CFI checked: an .eh_frame_hdr search table that points libdw at
+ * an FDE the chain never shows, and frame data libdw finds only through PT_GNU_EH_FRAME. */
 #include <criterion/criterion.h>
+#include <dwarf.h>
 #include <elf.h>
+#include <elfutils/libdw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,5 +142,180 @@ Test(elf_image, a_library_truncated_while_open_is_survived)
 	elf_image_cfi(img);
 	size_t size = 0;
 	elf_image_section(img, ".rodata", &size);
+	elf_image_close(img);
+}
+
+/* A file whose offsets are its addresses: one PT_LOAD over all of it, PT_GNU_EH_FRAME over
+ * .eh_frame_hdr at HDR, .eh_frame at EH (then zeros: a terminator), and (when `sections`) the
+ * section headers naming both. */
+enum { HDR = 0x100, EH = 0x200, SHSTR = 0x400, SHDRS = 0x480, FILE_SIZE = SHDRS + 4 * 64,
+       PC = 0x1000 };
+static uint8_t file[FILE_SIZE];
+
+static struct elf_image *cfi_image(const uint8_t *eh, size_t eh_n, const uint8_t *hdr,
+				   size_t hdr_n, bool sections)
+{
+	static const char shstr[] = "\0.eh_frame_hdr\0.eh_frame\0.shstrtab";
+	memset(file, 0, sizeof(file));
+	Elf64_Ehdr e = {.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			.e_phoff = 64, .e_ehsize = sizeof(e), .e_phentsize = sizeof(Elf64_Phdr),
+			.e_phnum = 2, .e_shentsize = sizeof(Elf64_Shdr)};
+	memcpy(e.e_ident, ELFMAG, SELFMAG);
+	e.e_ident[EI_CLASS] = ELFCLASS64, e.e_ident[EI_DATA] = ELFDATA2LSB;
+	e.e_ident[EI_VERSION] = EV_CURRENT;
+	if (sections)
+		e.e_shoff = SHDRS, e.e_shnum = 4, e.e_shstrndx = 3;
+	memcpy(file, &e, sizeof(e));
+	Elf64_Phdr ph[2] = {
+	    {.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = FILE_SIZE, .p_memsz = PC + 0x100,
+	     .p_align = 0x1000},
+	    {.p_type = PT_GNU_EH_FRAME, .p_flags = PF_R, .p_offset = HDR, .p_vaddr = HDR,
+	     .p_filesz = hdr_n, .p_memsz = hdr_n, .p_align = 4}};
+	memcpy(file + 64, ph, sizeof(ph));
+	cr_assert(hdr_n <= EH - HDR && eh_n <= SHSTR - EH - 4);
+	memcpy(file + HDR, hdr, hdr_n);
+	memcpy(file + EH, eh, eh_n);
+	memcpy(file + SHSTR, shstr, sizeof(shstr));
+	Elf64_Shdr sh[4] = {
+	    {0},
+	    {.sh_name = 1, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC, .sh_addr = HDR,
+	     .sh_offset = HDR, .sh_size = hdr_n, .sh_addralign = 4},
+	    {.sh_name = 15, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC, .sh_addr = EH,
+	     .sh_offset = EH, .sh_size = eh_n + 4, .sh_addralign = 8},
+	    {.sh_name = 25, .sh_type = SHT_STRTAB, .sh_offset = SHSTR, .sh_size = sizeof(shstr),
+	     .sh_addralign = 1}};
+	memcpy(file + SHDRS, sh, sizeof(sh));
+	const char *err = NULL;
+	struct elf_image *img = elf_image_from_buffer("cfi", file, sizeof(file), &err);
+	cr_assert_not_null(img, "%s", err ? err : "");
+	return img;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* .eh_frame_hdr: .eh_frame at EH (pcrel sdata4), then no count (entries 0), or a table of one
+ * entry (datarel sdata4): PC, and the FDE at EH + fde_off. */
+static size_t make_hdr(uint8_t *h, bool table, uint32_t fde_off)
+{
+	h[0] = 1, h[1] = DW_EH_PE_pcrel | DW_EH_PE_sdata4;
+	h[2] = table ? DW_EH_PE_udata4 : DW_EH_PE_omit;
+	h[3] = DW_EH_PE_datarel | DW_EH_PE_sdata4;
+	put32(h + 4, EH - (HDR + 4));
+	if (!table)
+		return 8;
+	put32(h + 8, 1);
+	put32(h + 12, PC - HDR);
+	put32(h + 16, EH + fde_off - HDR);
+	return 20;
+}
+
+/* A CIE "zR" (pcrel|sdata4), CFA = rsp + 8, RA at CFA - 8; at 24 an FDE for [PC, PC + 0x40) whose
+ * one instruction of 6 bytes (`op`) follows push rbp / CFA = rbp + 16. */
+static size_t make_frame(uint8_t *f, const uint8_t op[6])
+{
+	static const uint8_t base[] = {
+	    0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b, 0x0c, 0x07, 0x08,
+	    0x90, 0x01, 0, 0,
+	    0x1c, 0, 0, 0, 0x1c, 0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0x41, 0x0e, 0x10, 0x86, 0x02,
+	    0x43, 0x0d, 0x06, 0, 0, 0, 0, 0, 0, 0};
+	memcpy(f, base, sizeof(base));
+	put32(f + 32, PC - (EH + 32));
+	memcpy(f + sizeof(base) - 6, op, 6);
+	return sizeof(base);
+}
+
+/* A CIE whose initial instructions are one DW_CFA_def_cfa_expression block of 23 bytes, which
+ * holds (at 19) what reads as an FDE for [PC, PC + 16) with `op` (6 bytes) as its instructions:
+ * the chain has no FDE at all, a table may still name that one. */
+static size_t make_hidden(uint8_t *f, const uint8_t op[6])
+{
+	static const uint8_t cie[] = {38, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10, 1,
+				      0x1b, 0x0f, 23};
+	memcpy(f, cie, sizeof(cie));
+	uint8_t *fde = f + sizeof(cie);
+	put32(fde, 19);
+	put32(fde + 4, 23); /* back to the CIE at 0 */
+	put32(fde + 8, PC - (EH + 19 + 8));
+	put32(fde + 12, 16);
+	fde[16] = 0;
+	memcpy(fde + 17, op, 6);
+	return sizeof(cie) + 23;
+}
+
+/* DW_CFA_val_offset of register 0x0F7FFFFE: libdw's register table grows to 2 GB for it */
+static const uint8_t huge_reg[6] = {0x14, 0xfe, 0xff, 0xff, 0x7b, 0};
+/* DW_CFA_offset_extended r16, 1; nops */
+static const uint8_t plain_reg[6] = {0x05, 0x10, 0x01, 0, 0, 0};
+
+/* libdw would have read CFI from this image, had it been handed over */
+static void libdw_would_load(struct elf_image *img)
+{
+	Dwarf_CFI *c = dwarf_getcfi_elf(img->elf);
+	cr_assert_not_null(c);
+	dwarf_cfi_end(c);
+}
+
+Test(elf_image, an_eh_frame_hdr_table_entry_off_the_chain_is_refused)
+{
+	uint8_t eh[64], hdr[32];
+	size_t n = make_hidden(eh, huge_reg), hn = make_hdr(hdr, true, 19);
+	struct elf_image *img = cfi_image(eh, n, hdr, hn, true);
+	libdw_would_load(img);
+	cr_assert_null(elf_image_cfi(img), "the table sends libdw to the hidden FDE");
+	elf_image_close(img);
+	/* a hidden FDE is refused whatever it holds: the check reads only what the chain shows */
+	n = make_hidden(eh, plain_reg);
+	img = cfi_image(eh, n, hdr, hn, true);
+	cr_assert_null(elf_image_cfi(img));
+	elf_image_close(img);
+	/* the same frame data with no table: libdw walks the chain, which shows no FDE */
+	hn = make_hdr(hdr, false, 0);
+	n = make_hidden(eh, huge_reg);
+	img = cfi_image(eh, n, hdr, hn, true);
+	cr_assert_not_null(elf_image_cfi(img));
+	elf_image_close(img);
+}
+
+Test(elf_image, a_well_formed_eh_frame_hdr_and_frame_are_accepted)
+{
+	uint8_t eh[64], hdr[32];
+	size_t n = make_frame(eh, plain_reg), hn = make_hdr(hdr, true, 24);
+	for (int sections = 1; sections >= 0; sections--) {
+		struct elf_image *img = cfi_image(eh, n, hdr, hn, sections);
+		Dwarf_CFI *cfi = (Dwarf_CFI *)elf_image_cfi(img);
+		cr_assert_not_null(cfi, "sections %d", sections);
+		Dwarf_Frame *fr = NULL;
+		cr_assert_eq(dwarf_cfi_addrframe(cfi, PC + 8, &fr), 0, "%s", dwarf_errmsg(-1));
+		free(fr);
+		elf_image_close(img);
+	}
+	/* a table entry that is not an FDE's start (the FDE's own length field + 4) */
+	hn = make_hdr(hdr, true, 28);
+	struct elf_image *img = cfi_image(eh, n, hdr, hn, true);
+	cr_assert_null(elf_image_cfi(img));
+	elf_image_close(img);
+}
+
+Test(elf_image, frame_data_found_only_through_pt_gnu_eh_frame_is_checked)
+{
+	uint8_t eh[64], hdr[32];
+	/* no section headers: libdw reads .eh_frame where the header's pointer says */
+	size_t n = make_frame(eh, huge_reg), hn = make_hdr(hdr, false, 0);
+	struct elf_image *img = cfi_image(eh, n, hdr, hn, false);
+	libdw_would_load(img);
+	cr_assert_null(elf_image_cfi(img), "the FDE names register 0x0F7FFFFE");
+	elf_image_close(img);
+	/* and the search table there too */
+	n = make_hidden(eh, huge_reg), hn = make_hdr(hdr, true, 19);
+	img = cfi_image(eh, n, hdr, hn, false);
+	libdw_would_load(img);
+	cr_assert_null(elf_image_cfi(img));
+	elf_image_close(img);
+	n = make_frame(eh, plain_reg), hn = make_hdr(hdr, false, 0);
+	img = cfi_image(eh, n, hdr, hn, false);
+	cr_assert_not_null(elf_image_cfi(img));
 	elf_image_close(img);
 }
