@@ -16,7 +16,9 @@
 //   ORACLE_IDLE=1 (ptrace only): with --idle, the main thread off-CPU too (its event-loop wait is
 //     "(idle)" in both profiles, left out); =both: a window of each, marked `idle`
 //   overlap = Σ min(share_v8walk, share_V8); perfect@n = the mean overlap with V8's distribution of
-//     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n.
+//     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n;
+//     both = overlap ÷ the mean overlap of two draws from it, of n and of m (V8's samples): V8's
+//     profile is a draw too, as noisy as v8walk's at 999 Hz.
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
@@ -100,7 +102,7 @@ async function main() {
   const version = execFileSync(NODE, ['--version']).toString().trim();
   console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
     `(${configs.map(label).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'by time'.padStart(8)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
+  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'both'.padStart(6)}${'by time'.padStart(8)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
   const results = [];
   for (const w of workloads) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
@@ -120,9 +122,10 @@ async function main() {
         const byTime = compareProfiles(ours, profileShares(r.profile, win.startUs, win.endUs, { byTime: true }));
         const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
         console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.samples).padStart(9)}${String(v8.samples).padStart(8)}` +
-          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${byTime.ratio.toFixed(2).padStart(8)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
+          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${cmp.ratioBoth.toFixed(2).padStart(6)}${byTime.ratio.toFixed(2).padStart(8)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
         results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
           v8walkSamples: ours.samples, v8Samples: v8.samples, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio,
+          perfectBoth: cmp.perfectBoth, ratioBoth: cmp.ratioBoth,
           ratioByV8Time: byTime.ratio, functions: cmp.functions.slice(0, 40) });
       }
     } finally {
@@ -131,6 +134,9 @@ async function main() {
   }
   console.log('\noverlap: Σ min of the two self-time shares per function (script + the line and column V8 gives it); perfect@n: what a perfect ' +
     'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (issue 13 asks ≥ 0.95). ' +
+    'both: overlap ÷ what a perfect sampler of n scores against a perfect profiler of V8\'s m samples (V8\'s profile is a finite draw too; ' +
+    'at 999 Hz v8walk takes as many samples as V8 and V8\'s own noise weighs as much as a perfect sampler\'s, which perfect@n leaves out). ' +
+
     'by time: the ratio against V8\'s self time instead of its sample counts (each sample weighing the time to its next, as DevTools computes it): ' +
     'V8\'s sampler thread starves while the collector\'s threads hold the CPUs, so its counts under-charge GC against the wall clock; v8walk samples running threads (eBPF: on-CPU time), ' +
     'so a main thread that waits for the collector\'s helpers is GC by time but not for v8walk. ' +

@@ -70,7 +70,7 @@ test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's
   const missing = js.filter(([k]) => !v8Functions.has(k)).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([k, n]) => `${k} (${n})`);
   const cmp = compareProfiles(us, v8);
   const worst = cmp.functions.slice(0, 8).map((f) => `  ${f.name}: v8walk ${pct(f.ours)}, V8 ${pct(f.v8)}`).join('\n');
-  const figures = `${h.MODE}: ${us.n} samples (V8 ${v8.n}); overlap ${cmp.overlap.toFixed(3)}, perfect@n ${cmp.perfect.toFixed(3)}, ratio ${cmp.ratio.toFixed(2)}; ` +
+  const figures = `${h.MODE}: ${us.n} samples (V8 ${v8.n}); overlap ${cmp.overlap.toFixed(3)}, perfect@n ${cmp.perfect.toFixed(3)}, ratio ${cmp.ratio.toFixed(2)} (against a perfect pair of n and V8's m: ${cmp.ratioBoth.toFixed(2)}); ` +
     `${inJs ? (100 * known / inJs).toFixed(1) : 0}% of the samples in JS functions at a function V8's profile has`;
   t.diagnostic(figures);
   assert.ok(cmp.ratio >= FLOOR, `${figures}; the functions that differ most:\n${worst}`);
