@@ -83,3 +83,37 @@ test('cpuprofile, speedscope, pprof: one function called on two receiver types i
   assert.deepStrictEqual(names, ['measure'], 'one pprof function');
   assert.strictEqual(top.byName.measure.flat, leafMeasure, 'its flat samples');
 });
+
+// Two anonymous functions on one line (a minifier's output): the same name (V8 infers one for both),
+// script and line, told apart by the column of each. Each is its own function in the cpuprofile, at its own column (the
+// `(` of its parameter list, as V8 writes it), with its own hits — the second, called three times
+// as often, more than the first (once, every `(anonymous)` of a line was one frame, placed at the
+// column of whichever was sampled first).
+test('cpuprofile: two anonymous functions on one line are two functions, each at its column', async (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-identity-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const fx = await h.startFixture('oneline.js');
+  t.after(() => fx.stop());
+  const out = path.join(tmp, 'p.cpuprofile');
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--duration', '2', '-q', '-o', out]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const text = fs.readFileSync(fx.ready.file, 'utf8').split('\n')[fx.ready.line - 1];
+  const columns = [];
+  for (let at = text.indexOf('function('); at >= 0; at = text.indexOf('function(', at + 1)) columns.push(at + 'function'.length);
+  assert.strictEqual(columns.length, 2, 'the fixture holds two functions on its line');
+  const prof = JSON.parse(fs.readFileSync(out, 'utf8'));
+  const hits = new Map(), names = new Set();
+  for (const n of prof.nodes) {
+    const cf = n.callFrame;
+    if (cf.url !== fx.ready.file || cf.lineNumber !== fx.ready.line - 1) continue;
+    names.add(cf.functionName);
+    assert.ok(columns.includes(cf.columnNumber), `column ${cf.columnNumber} is one of the functions' (${columns})`);
+    hits.set(cf.columnNumber, (hits.get(cf.columnNumber) || 0) + n.hitCount);
+  }
+  // one name for both (V8 infers `F` for both, from `const F = [...]`): only the column tells them apart
+  assert.strictEqual(names.size, 1, `the two functions have one name: ${[...names]}`);
+  const [first, second] = columns.map((col) => hits.get(col) || 0);
+  t.diagnostic(`${h.MODE}: hits at column ${columns[0]}: ${first}, at ${columns[1]}: ${second}`);
+  assert.ok(first > 0 && second > 0, `both functions sampled, each at its own column: ${first} and ${second}`);
+  assert.ok(second > first, `the one called three times as often has more hits: ${second} vs ${first}`);
+});
