@@ -60,17 +60,27 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
 								 r->frames + nk, n, complete),
 			    .frames = r->frames, .n = nk + n};
-	r->sink(r->sink_ctx, &sm);
+	/* a wait for a CPU of `weight` periods is that many samples of the stack it waited in, a
+	 * period apart from when it began, as the cpu-clock ticks would have been had it run */
+	unsigned long weight = 1;
+	if (rec->flags & V8W_F_WAITED) {
+		weight = rec->weight < 1 ? 1 : rec->weight > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : rec->weight;
+		r->waited += weight;
+	}
+	for (unsigned long k = 0; k < weight; k++) {
+		sm.time_ns = rec->time_ns + k * r->period_ns;
+		r->sink(r->sink_ctx, &sm);
+	}
 	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
-	p->samples++;
-	r->samples++;
+	p->samples += weight;
+	r->samples += weight;
 	if (!complete) {
-		r->truncated++;
+		r->truncated += weight;
 		if (rec->fp_end == V8W_FP_FULL || rec->fp_end == V8W_FP_DEPTH)
-			r->too_deep++;
+			r->too_deep += weight;
 	}
 	if (ws.js_frames == 0)
-		r->no_js++;
+		r->no_js += weight;
 }
 
 /* A launched program that called execve but had no V8 then (node on libnode.so maps it later, a
@@ -190,6 +200,7 @@ void bpf_backend_init(struct bpf_backend *b, struct intern *strings, const struc
 bool bpf_backend_start(struct bpf_backend *b, const struct bpf_sampler_config *cfg,
 		       struct bpf_failure *fail)
 {
+	b->period_ns = (uint64_t)(1e9 / cfg->rate_hz);
 	b->bs = bpf_sampler_open(cfg, on_record, b, fail);
 	return b->bs != NULL;
 }
@@ -224,8 +235,8 @@ static void unload(struct bpf_backend *b)
 {
 	if (!b->bs)
 		return;
-	uint64_t ksamples;
-	bpf_sampler_counters(b->bs, &ksamples, &b->lost);
+	uint64_t ksamples, parked;
+	bpf_sampler_counters(b->bs, &ksamples, &b->lost, &parked);
 	bpf_sampler_close(b->bs);
 	b->bs = NULL;
 }
@@ -288,15 +299,16 @@ static void end(void *ctx)
 static void stats(void *ctx, struct run_stats *out)
 {
 	struct bpf_backend *b = ctx;
-	uint64_t ksamples, lost = b->lost;
+	uint64_t ksamples, lost = b->lost, parked;
 	if (b->bs)
-		bpf_sampler_counters(b->bs, &ksamples, &lost);
+		bpf_sampler_counters(b->bs, &ksamples, &lost, &parked);
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < b->procs.n; i++)
 		sampled += b->procs.v[i]->name != 0;
 	*out = (struct run_stats){.sampler = "eBPF", .samples = b->samples, .no_js = b->no_js,
 				  .truncated = b->truncated, .malformed = b->malformed,
 				  .missed = (unsigned long)lost, .missed_as = "lost",
+				  .waited = b->waited,
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
 				  .end_ns = b->end_ns};

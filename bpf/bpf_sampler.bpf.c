@@ -3,8 +3,12 @@
  * tgids are a hash map, so one program serves several processes), capture what user space needs
  * to run v8walk's own stack walker later — the user registers, the top of the user stack, the V8
  * frame slots of every frame on the frame-pointer chain, the memory above the outermost frame,
- * and optionally the kernel stack — and copy it to a ring buffer. No target thread is ever
- * stopped. Two tracepoints report execve and the exit of a target. */
+ * and optionally the kernel stack — and copy it to a ring buffer. The ticks see a thread only
+ * while it runs: at sched_switch, a target thread switched out still runnable (preempted) has the
+ * same capture kept under its tid, and when it runs again the time it waited goes out as that
+ * record, weighted by the sampling periods it spans (ptrace and V8's own profiler count that
+ * time). No target thread is ever stopped. Two tracepoints report execve and the exit of a
+ * target. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -20,6 +24,8 @@ const volatile bool kernel_stacks = false;
 const volatile bool use_pidns = false; /* v8walk runs in a pid namespace: report its pids */
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
+const volatile __u64 period_ns = 10101010; /* the sampling period: 1 s / rate */
+const volatile bool waits = true;          /* sample the time a target thread waits for a CPU */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -46,6 +52,23 @@ struct {
 	__type(key, __u32);
 	__type(value, struct v8w_counters);
 } counters SEC(".maps");
+
+/* the target threads waiting for a CPU, and those that have waited (their remainder): LRU, so
+ * that threads gone make room */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, V8W_PARKED_MAX);
+	__type(key, __u32); /* tid in the initial pid namespace */
+	__type(value, struct v8w_parked);
+} parked SEC(".maps");
+
+/* what a thread's first entry in `parked` is made from */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct v8w_parked);
+} park_seed SEC(".maps");
 
 #define MEM_MASK (V8W_MEM_MAX - 1)
 #define FRAME_BYTES (V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP)
@@ -194,35 +217,31 @@ static long fp_step(__u32 index, void *ctx)
 	return 0;
 }
 
-SEC("perf_event")
-int v8w_sample(struct bpf_perf_event_data *ctx)
+/* Fill s with what user space needs to walk the user stack of `task` (the current thread): its
+ * user registers, the top of its stack, the frames of its frame-pointer chain and the memory
+ * above the outermost one. False when its registers cannot be read. */
+static __always_inline bool capture(struct v8w_sample *s, struct task_struct *task, __u32 tgid,
+				    __u32 tid, __u64 now)
 {
-	__u32 tgid, tid, zero = 0;
-	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
-		return 0;
-	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return 0;
 	struct v8w_record *rec = &s->rec;
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 	rec->type = V8W_REC_SAMPLE;
 	rec->tgid = tgid;
 	rec->tid = tid;
 	rec->cpu = bpf_get_smp_processor_id();
-	rec->time_ns = bpf_ktime_get_ns();
+	rec->time_ns = now;
 	rec->flags = 0;
 	rec->exit_code = 0;
 	rec->nkernel = 0;
 	rec->fp_frames = 0;
 	rec->fp_end = 0;
+	rec->weight = 1;
+	rec->reserved = 0;
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
 	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
-		return 0;
+		return false;
 	rec->fs_base = BPF_CORE_READ(task, thread.fsbase);
-	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
-		rec->flags |= V8W_F_KERNEL_MODE;
 
 	__u64 sp = BPF_CORE_READ(uregs, sp), fp = BPF_CORE_READ(uregs, bp);
 	__u32 off = 0;
@@ -245,17 +264,103 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 	if (last && last + 16 + V8W_TAIL_BYTES > sp + got)
 		copy_user_pages(s, &off, last + 16, V8W_TAIL_BYTES, V8W_RANGE_TAIL);
 	rec->mem_len = off;
+	return true;
+}
 
+/* The bytes of a captured sample that go out: the record and its ranges. */
+static __always_inline __u64 sample_size(const struct v8w_sample *s)
+{
+	__u64 size = sizeof(s->rec) + (__u64)s->rec.mem_len;
+	return size > sizeof(*s) ? sizeof(*s) : size;
+}
+
+SEC("perf_event")
+int v8w_sample(struct bpf_perf_event_data *ctx)
+{
+	__u32 tgid, tid, zero = 0;
+	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	if (!capture(s, bpf_get_current_task_btf(), tgid, tid, bpf_ktime_get_ns()))
+		return 0;
+	struct v8w_record *rec = &s->rec;
+	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
+		rec->flags |= V8W_F_KERNEL_MODE;
 	if (kernel_stacks && (rec->flags & V8W_F_KERNEL_MODE)) {
 		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
 		rec->nkernel = n > 0 ? (__u32)n / 8 : 0;
 	}
-
-	__u64 size = sizeof(*rec) + (__u64)off;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	bool lost = bpf_ringbuf_output(&records, s, size, 0) != 0;
+	bool lost = bpf_ringbuf_output(&records, s, sample_size(s), 0) != 0;
 	count(lost);
+	return 0;
+}
+
+/* A target thread switched out still runnable (preempted: it waits for a CPU, and cpu-clock
+ * ticks do not see it): its stack is kept under its tid, in the kernel, until it runs again. */
+static __always_inline void park(struct task_struct *prev, __u64 now)
+{
+	__u32 tgid, tid, zero = 0;
+	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return;
+	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s || !capture(s, prev, tgid, tid, now))
+		return;
+	__u32 key = BPF_CORE_READ(prev, pid);
+	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
+	if (!p) {
+		struct v8w_parked *seed = bpf_map_lookup_elem(&park_seed, &zero);
+		if (!seed)
+			return;
+		seed->since = 0;
+		seed->owed = 0;
+		bpf_map_update_elem(&parked, &key, seed, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&parked, &key);
+		if (!p)
+			return;
+	}
+	if (bpf_probe_read_kernel(&p->s, sample_size(s), s))
+		return;
+	p->since = now;
+	struct v8w_counters *c = bpf_map_lookup_elem(&counters, &zero);
+	if (c)
+		c->parked++;
+}
+
+/* A thread about to run again: the time it waited since it was parked is owed as samples, one per
+ * sampling period (the remainder is kept for the next wait), sent as one record of that weight
+ * with the stack it waited in. */
+static __always_inline void unpark(struct task_struct *next, __u64 now)
+{
+	__u32 key = BPF_CORE_READ(next, pid);
+	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
+	if (!p || !p->since)
+		return;
+	__u64 owed = p->owed + (now > p->since ? now - p->since : 0);
+	p->since = 0;
+	__u64 period = period_ns ? period_ns : 1;
+	if (owed < period) {
+		p->owed = owed;
+		return;
+	}
+	__u64 n = owed / period;
+	p->owed = owed - n * period;
+	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
+	p->s.rec.flags |= V8W_F_WAITED;
+	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), 0) != 0;
+	count(lost);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (!waits)
+		return 0;
+	__u64 now = bpf_ktime_get_ns();
+	if (BPF_CORE_READ(prev, __state) == 0) /* TASK_RUNNING: preempted, not sleeping */
+		park(prev, now);
+	unpark(next, now);
 	return 0;
 }
 

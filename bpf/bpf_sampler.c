@@ -25,7 +25,7 @@ enum { PROC_PID_INIT_INO = 0xEFFFFFFCu };
 
 struct bpf_sampler {
 	struct v8w_bpf *skel;
-	struct bpf_link *exec_link, *exit_link;
+	struct bpf_link *exec_link, *exit_link, *switch_link;
 	struct bpf_link **links; /* per CPU */
 	int *event_fds;
 	int ncpus;
@@ -134,6 +134,8 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	}
 	b->skel->rodata->top_bytes = cfg->top_bytes;
 	b->skel->rodata->kernel_stacks = cfg->kernel_stacks;
+	b->skel->rodata->period_ns = (uint64_t)(1e9 / cfg->rate_hz);
+	b->skel->rodata->waits = !cfg->on_cpu_only;
 	set_pidns(b->skel);
 	int err = v8w_bpf__load(b->skel);
 	if (err) {
@@ -143,7 +145,9 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	fail->stage = BPF_STAGE_ATTACH;
 	b->exec_link = bpf_program__attach(b->skel->progs.v8w_exec);
 	b->exit_link = bpf_program__attach(b->skel->progs.v8w_exit);
-	if (!b->exec_link || !b->exit_link) {
+	/* the time a target thread waits for a CPU (sampled as ptrace and V8 sample it) */
+	b->switch_link = cfg->on_cpu_only ? NULL : bpf_program__attach(b->skel->progs.v8w_switch);
+	if (!b->exec_link || !b->exit_link || (!cfg->on_cpu_only && !b->switch_link)) {
 		fail->err = errno;
 		goto fail;
 	}
@@ -188,9 +192,10 @@ int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 	return ring_buffer__consume(b->rb);
 }
 
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost)
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost,
+			  uint64_t *parked)
 {
-	*samples = *lost = 0;
+	*samples = *lost = *parked = 0;
 	struct v8w_counters *per_cpu = xcalloc((size_t)b->ncpus, sizeof(*per_cpu));
 	uint32_t key = 0;
 	if (bpf_map__lookup_elem(b->skel->maps.counters, &key, sizeof(key), per_cpu,
@@ -198,6 +203,7 @@ void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64
 		for (int i = 0; i < b->ncpus; i++) {
 			*samples += per_cpu[i].samples;
 			*lost += per_cpu[i].lost;
+			*parked += per_cpu[i].parked;
 		}
 	}
 	free(per_cpu);
@@ -214,6 +220,7 @@ void bpf_sampler_close(struct bpf_sampler *b)
 	}
 	bpf_link__destroy(b->exec_link);
 	bpf_link__destroy(b->exit_link);
+	bpf_link__destroy(b->switch_link);
 	ring_buffer__free(b->rb);
 	v8w_bpf__destroy(b->skel);
 	free(b->links);

@@ -16,6 +16,9 @@ struct bpf_sampler_config {
 	double rate_hz;      /* per CPU, while a target thread runs on it */
 	unsigned top_bytes;  /* stack bytes copied from the stack pointer up */
 	bool kernel_stacks;  /* also record the kernel stack of samples taken in the kernel */
+	bool on_cpu_only;    /* not the time a target thread waits for a CPU (preempted, runnable):
+			      * without it that time is sampled too, one record of a weight per wait
+			      * of a period or more, as ptrace and V8's own profiler sample it */
 };
 
 /* One record: `mem` holds rec->mem_len bytes of struct v8w_range + bytes (sample records).
@@ -55,8 +58,10 @@ int bpf_sampler_fd(const struct bpf_sampler *b);
  * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns);
-/* Totals from the kernel side: records written and records lost to a full ring buffer. */
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost);
+/* Totals from the kernel side: records written, records lost to a full ring buffer, and stacks
+ * taken at a switch-out while runnable (a thread's wait for a CPU, sent when it runs again). */
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost,
+			  uint64_t *parked);
 /* Detach every perf event and unload. */
 void bpf_sampler_close(struct bpf_sampler *b);
 

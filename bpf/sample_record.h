@@ -23,6 +23,8 @@ enum {
 	V8W_TAIL_BYTES = 1024,     /* memory above the outermost frame-pointer frame */
 	V8W_USER_REGS = 21,        /* pt_regs = user_regs_struct up to ss */
 	V8W_PAGE = 4096,
+	V8W_PARKED_MAX = 256,      /* target threads whose wait for a CPU is followed at once */
+	V8W_MAX_WEIGHT = 100000,   /* sampling periods one record stands for, at most */
 };
 
 enum v8w_record_type {
@@ -48,6 +50,8 @@ enum v8w_fp_end {
 enum v8w_flags {
 	V8W_F_KERNEL_MODE = 1, /* the sample interrupted the thread in the kernel */
 	V8W_F_TOP_SHORT = 2,   /* the top-of-stack copy ended at unreadable memory */
+	V8W_F_WAITED = 4,      /* taken when the thread was switched out still runnable (preempted):
+				* it stands for `weight` sampling periods spent waiting for a CPU */
 };
 
 struct v8w_range {
@@ -70,6 +74,8 @@ struct v8w_record {
 	__u32 mem_len;   /* bytes of ranges after the record */
 	__u32 fp_frames; /* frame-pointer frames the kernel followed */
 	__u32 fp_end;    /* enum v8w_fp_end */
+	__u32 weight;    /* sampling periods the record stands for (0 or 1: one; V8W_F_WAITED: more) */
+	__u32 reserved;
 	__u64 kstack[V8W_KSTACK_MAX];
 };
 
@@ -92,6 +98,15 @@ struct v8w_sample {
 struct v8w_counters {
 	__u64 samples; /* records written */
 	__u64 lost;    /* records dropped: ring buffer full (user space fell behind) */
+	__u64 parked;  /* stacks taken at a switch-out while runnable (V8W_F_WAITED) */
+};
+
+/* A target thread's stack as it was when it was last switched out still runnable, and the time
+ * it has waited for a CPU since and not yet been sampled for (kept per thread in the kernel). */
+struct v8w_parked {
+	__u64 since; /* when it was switched out runnable (0: it has run since) */
+	__u64 owed;  /* waiting time not yet sent as samples (ns), less than a period */
+	struct v8w_sample s;
 };
 
 #endif

@@ -118,6 +118,7 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	    .rate_hz = o->rate_hz,
 	    .top_bytes = (o->stack_kb_set ? o->stack_kb : DEFAULT_TOP_KB) << 10,
 	    .kernel_stacks = o->kernel,
+	    .on_cpu_only = o->on_cpu,
 	};
 	struct bpf_failure fail;
 	if (bpf_backend_start(&r->b, &cfg, &fail)) {

@@ -106,6 +106,8 @@ void print_usage(FILE *f)
 		"                           (e.g. the target is already traced) or several\n"
 		"                           processes are sampled\n"
 		"      --kernel             also show kernel frames (eBPF), tagged _[k] in --raw\n"
+		"      --on-cpu             eBPF: only threads on a CPU (by default a thread waiting\n"
+		"                           for one is sampled too, as ptrace and V8 sample it)\n"
 		"      --keep-root          launch mode under sudo: run the program as root (default: as\n"
 		"                           the user who ran sudo, SUDO_UID/SUDO_GID and their groups)\n"
 		"\n"
@@ -256,8 +258,12 @@ const char *options_conflict(const struct options *o)
 		return "ptrace mode samples one process; use --mode bpf (or auto) for several";
 	if (o->sampler == SAMPLER_PTRACE && o->kernel)
 		return "--kernel needs eBPF sampling (--mode bpf, or auto)";
-	if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel))
-		return "--idle needs ptrace mode: eBPF sampling sees only threads that run on a CPU";
+	if (o->sampler == SAMPLER_PTRACE && o->on_cpu)
+		return "--on-cpu needs eBPF sampling (--mode bpf, or auto): ptrace samples every "
+		       "runnable thread";
+	if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel || o->on_cpu))
+		return "--idle needs ptrace mode: eBPF sampling sees threads on a CPU or waiting for "
+		       "one, not sleeping ones";
 	return NULL;
 }
 
@@ -277,7 +283,7 @@ static enum action action_of(const struct options *o)
  * kernel frames); otherwise ptrace (which, in --mode auto, may hand over to eBPF when refused). */
 static enum sampler_kind sampler_of(const struct options *o)
 {
-	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel)
+	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel || o->on_cpu)
 		return SAMPLER_BPF;
 	return SAMPLER_PTRACE;
 }
@@ -286,7 +292,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT };
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -314,6 +320,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
+	    {"on-cpu", no_argument, NULL, O_ONCPU},
 	    {"keep-root", no_argument, NULL, O_KEEPROOT},
 	    {"period", required_argument, NULL, O_PERIOD},
 	    {"top", no_argument, NULL, O_TOP},
@@ -370,6 +377,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 			break;
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
+		case O_ONCPU: o->on_cpu = true; break;
 		case O_KEEPROOT: o->keep_root = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;

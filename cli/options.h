@@ -32,6 +32,7 @@ struct options {
 	char **command;          /* launch mode: the program and its arguments (after --), or NULL */
 	enum sampler_kind sampler;
 	bool kernel;             /* --kernel: kernel frames (eBPF) */
+	bool on_cpu;             /* --on-cpu: eBPF samples threads on a CPU only, not their waits */
 	bool keep_root;          /* --keep-root: launch mode under sudo runs the program as root */
 	sigset_t given_sigmask;  /* the signal mask v8walk was started with (a launched program's) */
 	enum run_mode mode;

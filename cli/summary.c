@@ -51,6 +51,9 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	else
 		sb_printf(&line, ", %s; %zu processes, %zu threads seen)", st->sampler, st->processes,
 			  st->threads);
+	if (!st->pauses)
+		sb_printf(&line, "; %lu (%.1f%%) waiting for a CPU", st->waited,
+			  st->samples ? 100.0 * (double)st->waited / (double)st->samples : 0.0);
 	sb_printf(&line, "; %lu with JS frames; errors %lu (%.1f%%: %lu truncated, %lu %s)",
 		  st->samples - st->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
 		  st->truncated, st->missed, st->missed_as);

@@ -21,6 +21,7 @@ struct run_stats {
 	unsigned long missed;     /* samples due but not taken: a stop that had not arrived
 				   * (ptrace), records lost to a full ring buffer (eBPF) */
 	const char *missed_as;    /* how the summary calls them: "missed", "lost" */
+	unsigned long waited;     /* eBPF: of the samples, those of threads waiting for a CPU */
 	size_t processes, threads; /* sampled, seen */
 	uint64_t max_lag_ns;      /* ptrace: interrupt to stop; eBPF: sample to its walk */
 	uint64_t start_ns, end_ns;

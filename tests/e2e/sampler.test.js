@@ -215,7 +215,7 @@ test('-o writes the profile to a file and stdout stays empty', async (t) => {
   assert.ok(stacks.length > 0);
 });
 
-// (eBPF sampling sees only threads on a CPU: --idle is ptrace's alone)
+// (eBPF sampling sees threads on a CPU or waiting for one, never sleeping ones: --idle is ptrace's alone)
 h.modeTest('ptrace', 'on-CPU by default; --idle also samples sleeping threads (wall clock)', async (t) => {
   const fx = await h.startFixture('workers.js');
   t.after(() => fx.stop());
@@ -237,5 +237,42 @@ h.modeTest('ptrace', 'on-CPU by default; --idle also samples sleeping threads (w
   assert.ok(wallMain >= 0.8 * ticks, `main thread in ${wallMain} wall-clock samples of ${ticks} ticks`);
   assert.ok(wallStacks.some((s) => s.frames[1] === `main (${fx.pid})` && /epoll/.test(s.frames[s.frames.length - 1])),
     'the idle main thread waits in epoll');
+  assert.ok(await fx.ping(), fx.describe());
+});
+
+// A thread that waits for a CPU (runnable, preempted) is sampled as the wall clock passes, as
+// ptrace's stops and V8's own SIGPROF see it, not only while it runs (eBPF's cpu-clock ticks
+// alone: about half of them here). The target and a busy loop share one CPU (taskset); the kernel's
+// own account of the main thread (/proc/PID/task/PID/schedstat: time on a CPU, time waiting for
+// one) over v8walk's run is the truth.
+test('a thread waiting for a CPU is sampled too: samples follow its runnable time, not its CPU time', async (t) => {
+  const { spawn, execFileSync } = require('node:child_process');
+  const fs = require('node:fs');
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  execFileSync('taskset', ['-a', '-p', '-c', '0', String(fx.pid)], { stdio: 'ignore' });
+  const hog = spawn('taskset', ['-c', '0', h.NODE, '-e', 'for (;;);'], { stdio: 'ignore' });
+  t.after(() => hog.kill('SIGKILL'));
+  await new Promise((r) => setTimeout(r, 500));
+  const sched = () => fs.readFileSync(`/proc/${fx.pid}/task/${fx.pid}/schedstat`, 'utf8').split(' ').map(Number);
+  const [cpu0, wait0] = sched();
+  const t0 = process.hrtime.bigint();
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '99', '--duration', '3']);
+  const wallNs = Number(process.hrtime.bigint() - t0);
+  const [cpu1, wait1] = sched();
+  assert.strictEqual(r.code, 0, r.stderr);
+  const onCpu = (cpu1 - cpu0) / wallNs, waiting = (wait1 - wait0) / wallNs;
+  const secs = Number((/ samples in ([\d.]+) s/.exec(r.stderr) || [])[1]);
+  const main = h.parseFolded(r.stdout).filter((s) => s.frames[1] === `main (${fx.pid})`).reduce((a, s) => a + s.count, 0);
+  const expected = 99 * secs * (onCpu + waiting);
+  t.diagnostic(`${h.MODE}: main thread on a CPU ${(100 * onCpu).toFixed(0)}%, waiting for one ${(100 * waiting).toFixed(0)}%; ` +
+    `${main} samples in ${secs} s, ${expected.toFixed(0)} expected at 99 Hz of its runnable time`);
+  assert.ok(waiting >= 0.25, `the busy loop on its CPU made the main thread wait ${(100 * waiting).toFixed(0)}% of the time (the test needs ≥ 25%)`);
+  assert.ok(main >= 0.8 * expected && main <= 1.2 * expected,
+    `${main} main-thread samples, ${expected.toFixed(0)} expected (on a CPU ${(100 * onCpu).toFixed(0)}%, waiting ${(100 * waiting).toFixed(0)}%)\n${r.stderr}`);
+  if (h.MODE === 'bpf') {
+    const waited = Number((/; (\d+) \([\d.]+%\) waiting for a CPU/.exec(r.stderr) || [])[1]);
+    assert.ok(waited > 0.15 * main, `the summary counts the samples of waits: ${waited}\n${r.stderr}`);
+  }
   assert.ok(await fx.ping(), fx.describe());
 });

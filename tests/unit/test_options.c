@@ -63,6 +63,10 @@ static const struct combination combinations[] = {
     {"--idle --mode bpf", {PID, .idle = true, .sampler = SAMPLER_BPF}, "--idle needs ptrace mode"},
     {"--idle, two --pid", {TWO_PIDS, .idle = true}, "--idle needs ptrace mode"},
     {"--idle --kernel", {PID, .idle = true, .kernel = true}, "--idle needs ptrace mode"},
+    {"--on-cpu", {PID, .on_cpu = true}, NULL},
+    {"--on-cpu --mode bpf", {PID, .on_cpu = true, .sampler = SAMPLER_BPF}, NULL},
+    {"--on-cpu --mode ptrace", {PID, .on_cpu = true, .sampler = SAMPLER_PTRACE}, "--on-cpu needs eBPF"},
+    {"--on-cpu --idle", {PID, .on_cpu = true, .idle = true}, "--idle needs ptrace mode"},
     /* line modes */
     {"--function", {PID, .function_lines = true}, NULL},
     {"--function --nolineno", {PID, .function_lines = true, .no_lines = true},
@@ -113,6 +117,7 @@ static const struct resolution resolutions[] = {
     {"--pid 42 --mode bpf", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--pid 42 --pid 43", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--pid 42 --kernel", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--pid 42 --on-cpu", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--all-node --period 60 --export clickhouse://h/db", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"-- node app.js", ACTION_PROFILE, SAMPLER_PTRACE, NULL},
     {"top --pid 42", ACTION_TOP, SAMPLER_PTRACE, NULL},
