@@ -19,6 +19,8 @@
 // "+busy" — whose ratios are to the unprofiled "+busy" phase of the round.
 // With BENCH_STOP_LIMIT_US (default 1000; 0: none), one more phase a round: v8walk ptrace at the
 // first rate with --stop-limit-us (the stack copied on a helper thread, a stop ended at the limit).
+// With eBPF among the samplers, one more: eBPF at the first rate with --on-cpu (no sched_switch
+// program: what sampling the threads' waits for a CPU costs is the difference).
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
@@ -118,7 +120,8 @@ async function startServerTarget(w) {
 function profilerArgs(config, pid, seconds) {
   if (config.tool === 'floor') return [FLOOR_PROBE, [String(pid), String(config.hz), String(seconds)]];
   const limit = config.limitUs ? ['--stop-limit-us', String(config.limitUs)] : [];
-  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, '--raw', '-o', '/dev/null']];
+  const onCpu = config.onCpu ? ['--on-cpu'] : [];
+  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, ...onCpu, '--raw', '-o', '/dev/null']];
 }
 
 // v8walk's summary line (cli/summary.c: print_run_summary, for both samplers); figures it does not print are absent.
@@ -226,6 +229,8 @@ function schedule(round) {
   }
   if (STOP_LIMIT_US && SAMPLERS.includes('ptrace'))
     profiled.push({ tool: 'ptrace', hz: RATES[0], limitUs: STOP_LIMIT_US, name: `ptrace ${RATES[0]} Hz ≤${STOP_LIMIT_US / 1000}ms` });
+  if (SAMPLERS.includes('bpf'))
+    profiled.push({ tool: 'bpf', hz: RATES[0], onCpu: true, name: `bpf ${RATES[0]} Hz on-cpu` });
   const order = profiled.map((_, i) => profiled[(i + round * 2) % profiled.length]);
   const half = Math.ceil(order.length / 2);
   const probes = [{ tool: 'floor', hz: RATES[0], name: `floor ${RATES[0]} Hz +busy`, busy: true },
