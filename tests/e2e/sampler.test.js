@@ -251,7 +251,8 @@ test('a thread waiting for a CPU is sampled too: samples follow its runnable tim
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
   execFileSync('taskset', ['-a', '-p', '-c', '0', String(fx.pid)], { stdio: 'ignore' });
-  const hog = spawn('taskset', ['-c', '0', h.NODE, '-e', 'for (;;);'], { stdio: 'ignore' });
+  // (a shell loop: the node under test may need its library path, Debian's libnode build does)
+  const hog = spawn('taskset', ['-c', '0', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' });
   t.after(() => hog.kill('SIGKILL'));
   await new Promise((r) => setTimeout(r, 500));
   const sched = () => fs.readFileSync(`/proc/${fx.pid}/task/${fx.pid}/schedstat`, 'utf8').split(' ').map(Number);
