@@ -95,24 +95,34 @@ function rng(seed) {
   };
 }
 
-// Mean overlap of n samples drawn from distribution p (Map key → share) with p itself.
-function perfectAt(p, n, draws = 200) {
-  if (!n) return 0;
+// Draws from distribution p (Map key → share) with the generator seeded `seed`: keys, and
+// draw(hits, count), which fills hits (by key index) with count samples' counts.
+function drawsFrom(p, seed) {
   const keys = [...p.keys()];
   const cum = [];
   let c = 0;
   for (const k of keys) { c += p.get(k); cum.push(c); }
-  const r = rng(13);
-  let total = 0;
-  const hits = new Float64Array(keys.length);
-  for (let d = 0; d < draws; d++) {
+  const r = rng(seed);
+  const draw = (hits, count) => {
     hits.fill(0);
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < count; i++) {
       const x = r() * c;
       let lo = 0, hi = cum.length - 1;
       while (lo < hi) { const mid = (lo + hi) >> 1; if (cum[mid] < x) lo = mid + 1; else hi = mid; }
       hits[lo]++;
     }
+  };
+  return { keys, draw };
+}
+
+// Mean overlap of n samples drawn from distribution p (Map key → share) with p itself.
+function perfectAt(p, n, draws = 200) {
+  if (!n) return 0;
+  const { keys, draw } = drawsFrom(p, 13);
+  let total = 0;
+  const hits = new Float64Array(keys.length);
+  for (let d = 0; d < draws; d++) {
+    draw(hits, n);
     let o = 0;
     for (let k = 0; k < keys.length; k++) o += Math.min(hits[k] / n, p.get(keys[k]));
     total += o;
@@ -128,20 +138,7 @@ function perfectAt(p, n, draws = 200) {
 // on the high side and a ratio against it on the low side.
 function perfectBoth(p, n, m, draws = 200) {
   if (!n || !m) return 0;
-  const keys = [...p.keys()];
-  const cum = [];
-  let c = 0;
-  for (const k of keys) { c += p.get(k); cum.push(c); }
-  const r = rng(29);
-  const draw = (hits, count) => {
-    hits.fill(0);
-    for (let i = 0; i < count; i++) {
-      const x = r() * c;
-      let lo = 0, hi = cum.length - 1;
-      while (lo < hi) { const mid = (lo + hi) >> 1; if (cum[mid] < x) lo = mid + 1; else hi = mid; }
-      hits[lo]++;
-    }
-  };
+  const { keys, draw } = drawsFrom(p, 29);
   const a = new Float64Array(keys.length), b = new Float64Array(keys.length);
   let total = 0;
   for (let d = 0; d < draws; d++) {
