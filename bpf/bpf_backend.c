@@ -200,7 +200,7 @@ void bpf_backend_init(struct bpf_backend *b, struct intern *strings, const struc
 bool bpf_backend_start(struct bpf_backend *b, const struct bpf_sampler_config *cfg,
 		       struct bpf_failure *fail)
 {
-	b->period_ns = (uint64_t)(1e9 / cfg->rate_hz);
+	b->period_ns = bpf_sampler_period_ns(cfg);
 	b->bs = bpf_sampler_open(cfg, on_record, b, fail);
 	return b->bs != NULL;
 }
@@ -235,8 +235,8 @@ static void unload(struct bpf_backend *b)
 {
 	if (!b->bs)
 		return;
-	uint64_t ksamples, parked;
-	bpf_sampler_counters(b->bs, &ksamples, &b->lost, &parked);
+	uint64_t ksamples;
+	bpf_sampler_counters(b->bs, &ksamples, &b->lost);
 	bpf_sampler_close(b->bs);
 	b->bs = NULL;
 }
@@ -299,9 +299,9 @@ static void end(void *ctx)
 static void stats(void *ctx, struct run_stats *out)
 {
 	struct bpf_backend *b = ctx;
-	uint64_t ksamples, lost = b->lost, parked;
+	uint64_t ksamples, lost = b->lost;
 	if (b->bs)
-		bpf_sampler_counters(b->bs, &ksamples, &lost, &parked);
+		bpf_sampler_counters(b->bs, &ksamples, &lost);
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < b->procs.n; i++)
 		sampled += b->procs.v[i]->name != 0;

@@ -323,9 +323,6 @@ static __always_inline void park(struct task_struct *prev, __u64 now)
 	if (bpf_probe_read_kernel(&p->s, sample_size(s), s))
 		return;
 	p->since = now;
-	struct v8w_counters *c = bpf_map_lookup_elem(&counters, &zero);
-	if (c)
-		c->parked++;
 }
 
 /* A thread about to run again: the time it waited since it was parked is owed as samples, one per

@@ -134,7 +134,7 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	}
 	b->skel->rodata->top_bytes = cfg->top_bytes;
 	b->skel->rodata->kernel_stacks = cfg->kernel_stacks;
-	b->skel->rodata->period_ns = (uint64_t)(1e9 / cfg->rate_hz);
+	b->skel->rodata->period_ns = bpf_sampler_period_ns(cfg);
 	b->skel->rodata->waits = !cfg->on_cpu_only;
 	set_pidns(b->skel);
 	int err = v8w_bpf__load(b->skel);
@@ -192,10 +192,9 @@ int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 	return ring_buffer__consume(b->rb);
 }
 
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost,
-			  uint64_t *parked)
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost)
 {
-	*samples = *lost = *parked = 0;
+	*samples = *lost = 0;
 	struct v8w_counters *per_cpu = xcalloc((size_t)b->ncpus, sizeof(*per_cpu));
 	uint32_t key = 0;
 	if (bpf_map__lookup_elem(b->skel->maps.counters, &key, sizeof(key), per_cpu,
@@ -203,7 +202,6 @@ void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64
 		for (int i = 0; i < b->ncpus; i++) {
 			*samples += per_cpu[i].samples;
 			*lost += per_cpu[i].lost;
-			*parked += per_cpu[i].parked;
 		}
 	}
 	free(per_cpu);

@@ -37,6 +37,12 @@ enum bpf_stage {
 	BPF_STAGE_ATTACH,        /* attaching the program to events or tracepoints */
 };
 
+/* The sampling period: the cpu-clock events' at rate_hz, and what a record of a wait is weighed in. */
+static inline uint64_t bpf_sampler_period_ns(const struct bpf_sampler_config *cfg)
+{
+	return (uint64_t)(1e9 / cfg->rate_hz);
+}
+
 struct bpf_failure {
 	enum bpf_stage stage;
 	int err; /* errno */
@@ -58,10 +64,8 @@ int bpf_sampler_fd(const struct bpf_sampler *b);
  * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns);
-/* Totals from the kernel side: records written, records lost to a full ring buffer, and stacks
- * taken at a switch-out while runnable (a thread's wait for a CPU, sent when it runs again). */
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost,
-			  uint64_t *parked);
+/* Totals from the kernel side: records written and records lost to a full ring buffer. */
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost);
 /* Detach every perf event and unload. */
 void bpf_sampler_close(struct bpf_sampler *b);
 

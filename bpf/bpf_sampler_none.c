@@ -39,11 +39,10 @@ int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 	return -ENOTSUP;
 }
 
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost,
-			  uint64_t *parked)
+void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost)
 {
 	(void)b;
-	*samples = *lost = *parked = 0;
+	*samples = *lost = 0;
 }
 
 void bpf_sampler_close(struct bpf_sampler *b)

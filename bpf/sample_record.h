@@ -98,7 +98,6 @@ struct v8w_sample {
 struct v8w_counters {
 	__u64 samples; /* records written */
 	__u64 lost;    /* records dropped: ring buffer full (user space fell behind) */
-	__u64 parked;  /* stacks taken at a switch-out while runnable (V8W_F_WAITED) */
 };
 
 /* A target thread's stack as it was when it was last switched out still runnable, and the time
