@@ -55,6 +55,7 @@ run_suite() { # label node-binary libdir order
 status=0
 if [ -n "${NODE_UNDER_TEST:-}" ]; then
 	run_suite "$("$NODE_UNDER_TEST" --version 2>/dev/null || echo node)" "$NODE_UNDER_TEST" "${NODE_UNDER_TEST_LIBDIR:-}" 0
+	node scripts/e2e-failures.js "$result"
 	exit $status
 fi
 
@@ -67,4 +68,5 @@ done
 set -- $(scripts/fetch-debian-node.sh)
 run_suite "Node $(LD_LIBRARY_PATH=$2 "$1" --version | sed 's/^v//') (Debian, libnode.so)" "$1" "$2" 99
 node scripts/support-table.js || status=1
+node scripts/e2e-failures.js "$E2E_RESULTS"
 exit $status

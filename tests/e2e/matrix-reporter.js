@@ -2,12 +2,14 @@
 // matrix (scripts/support-table.js turns the records into the README's support table). Writes
 // one JSON object: {label, node, results: {test name: "pass" | "fail" | "skip"}} ("skip": the
 // test skipped itself, e.g. a tier this node lacks). In the suite's eBPF pass (V8WALK_MODE=bpf)
-// every test name is recorded as "[bpf] name".
+// every test name is recorded as "[bpf] name". A failure's message is kept too (`failures`: what
+// scripts/e2e-failures.js prints at the end of a run, where a CI log's tail shows it).
 'use strict';
 const fs = require('node:fs');
 
 module.exports = async function* matrixReporter(source) {
   const results = {};
+  const failures = [];
   const pass = process.env.V8WALK_MODE === 'bpf' ? '[bpf] ' : '';
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
@@ -16,6 +18,12 @@ module.exports = async function* matrixReporter(source) {
     const name = event.data.name.startsWith(pass) ? event.data.name : pass + event.data.name;
     const prev = results[name];
     const now = event.type === 'test:fail' ? 'fail' : event.data.skip ? 'skip' : 'pass';
+    if (now === 'fail') {
+      const err = event.data.details && event.data.details.error;
+      const cause = err && err.cause ? err.cause : err;
+      const text = cause ? String(cause.message || cause) : 'failed';
+      failures.push({ name, error: text.slice(0, 4000), location: `${event.data.file || ''}:${event.data.line || ''}` });
+    }
     results[name] = prev === 'fail' || now === 'fail' ? 'fail' : prev === 'pass' || now === 'pass' ? 'pass' : 'skip';
   }
   const out = process.env.MATRIX_RESULT;
@@ -23,6 +31,7 @@ module.exports = async function* matrixReporter(source) {
     let record = { label: process.env.MATRIX_LABEL || '', node: process.env.MATRIX_NODE || '', results: {} };
     try { record = JSON.parse(fs.readFileSync(out, 'utf8')); } catch { /* first file of the run */ }
     Object.assign(record.results, results);
+    record.failures = (record.failures || []).concat(failures.map((f) => ({ ...f, mode: process.env.V8WALK_MODE || '' })));
     fs.writeFileSync(out, JSON.stringify(record, null, 1) + '\n');
   }
   yield '';
