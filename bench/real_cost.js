@@ -21,11 +21,14 @@
 // first rate with --stop-limit-us (the stack copied on a helper thread, a stop ended at the limit).
 // With eBPF among the samplers, one more: eBPF at the first rate with --on-cpu (no sched_switch
 // program: what sampling the threads' waits for a CPU costs is the difference).
+// With BENCH_COMPARE=PATH (another v8walk binary, e.g. the last release's), one more phase a round
+// per sampler at the first rate, run by that binary and marked "[B]": a change's cost measured side
+// by side with the code before it, on the same target in the same rounds.
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
 //   [--workloads a,b] (env: BENCH_ROUNDS=2, BENCH_PHASE_S=6, BENCH_RATES="99 999",
-//   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1; --quick: 1 round of 3 s phases on the quick workloads)
+//   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1, BENCH_COMPARE=; --quick: 1 round of 3 s phases on the quick workloads)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -47,6 +50,7 @@ const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean)
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const SATURATE = process.env.BENCH_SATURATE !== '0';
 const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 1000);
+const COMPARE = process.env.BENCH_COMPARE || '';
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
 const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
@@ -121,7 +125,7 @@ function profilerArgs(config, pid, seconds) {
   if (config.tool === 'floor') return [FLOOR_PROBE, [String(pid), String(config.hz), String(seconds)]];
   const limit = config.limitUs ? ['--stop-limit-us', String(config.limitUs)] : [];
   const onCpu = config.onCpu ? ['--on-cpu'] : [];
-  return [V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, ...onCpu, '--raw', '-o', '/dev/null']];
+  return [config.bin || V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, ...onCpu, '--raw', '-o', '/dev/null']];
 }
 
 // v8walk's summary line (cli/summary.c: print_run_summary, for both samplers); figures it does not print are absent.
@@ -231,6 +235,8 @@ function schedule(round) {
     profiled.push({ tool: 'ptrace', hz: RATES[0], limitUs: STOP_LIMIT_US, name: `ptrace ${RATES[0]} Hz ≤${STOP_LIMIT_US / 1000}ms` });
   if (SAMPLERS.includes('bpf'))
     profiled.push({ tool: 'bpf', hz: RATES[0], onCpu: true, name: `bpf ${RATES[0]} Hz on-cpu` });
+  if (COMPARE)
+    for (const tool of SAMPLERS) profiled.push({ tool, hz: RATES[0], bin: COMPARE, name: `${tool} ${RATES[0]} Hz [B]` });
   const order = profiled.map((_, i) => profiled[(i + round * 2) % profiled.length]);
   const half = Math.ceil(order.length / 2);
   const probes = [{ tool: 'floor', hz: RATES[0], name: `floor ${RATES[0]} Hz +busy`, busy: true },

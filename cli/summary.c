@@ -29,6 +29,8 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 		sw->memo.hits, sw->memo.other_receiver, sw->memo.misses, sw->memo.expired, sw->memo.kept,
 		sw->memo.dropped, sw->memo.turns);
 	const struct sampler_stats *st = &s->st;
+	fprintf(out, "v8walk: validation: %lu decodes read beyond their batches, %lu objects re-read, %lu changed\n",
+		st->validation.runs, st->validation.checked, st->validation.changed);
 	double n = st->pauses.n ? (double)st->pauses.n : 1.0;
 	fprintf(out, "v8walk: a stop on average: registers %.1f us, stack copy %.1f us; after it, "
 		     "unwind %.1f us, the frames' objects %.1f us\n",

@@ -24,6 +24,7 @@ void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget)
 	s->base.ops = &snap_ops;
 	s->backing = backing;
 	s->budget = budget;
+	s->late_from = SIZE_MAX;
 }
 
 void memsnap_free(struct memsnap *s)
@@ -43,6 +44,13 @@ void memsnap_reset(struct memsnap *s)
 	s->misses = 0;
 	s->last_hit = 0;
 	s->nbad = 0;
+	s->late_from = SIZE_MAX;
+	s->late_reads = 0;
+}
+
+void memsnap_mark_late(struct memsnap *s)
+{
+	s->late_from = s->nranges;
 }
 
 /* The page [addr, addr+len) lies in, or UINT64_MAX when it spans two (or is empty). */
@@ -258,9 +266,13 @@ static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 	struct memsnap *s = (struct memsnap *)base;
 	const void *p = memsnap_find(s, addr, len);
 	if (p) {
+		if (s->last_hit >= s->late_from)
+			s->late_reads++;
 		memcpy(buf, p, len);
 		return (ssize_t)len;
 	}
+	if (s->late_from != SIZE_MAX)
+		s->late_reads++;
 	if (on_bad_page(s, addr, len))
 		return -1;
 	if (len <= PAGE) {

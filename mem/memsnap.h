@@ -30,6 +30,10 @@ struct memsnap {
 	size_t budget;       /* max bytes kept (reads past it are passed through uncached) */
 	size_t last_hit;     /* index of the range that served the previous read */
 	unsigned long misses; /* reads that went to the backing source */
+	/* from memsnap_mark_late on: reads served by what was copied after the mark (or passed
+	 * through), which a copy taken before it does not vouch for */
+	size_t late_from;    /* index of the first range copied after the mark (SIZE_MAX: none) */
+	unsigned long late_reads;
 	/* pages a read found unreadable in this snapshot (a slot value that only looks like a
 	 * pointer): later reads inside them fail at once instead of asking the target again */
 	uint64_t bad_pages[MEMSNAP_BAD_PAGES];
@@ -39,6 +43,9 @@ struct memsnap {
 void memsnap_init(struct memsnap *s, struct memsrc *backing, size_t budget);
 void memsnap_free(struct memsnap *s);
 void memsnap_reset(struct memsnap *s);
+/* What is copied from now on is late: every later read it serves (and every read that goes to the
+ * backing source) counts in late_reads. */
+void memsnap_mark_late(struct memsnap *s);
 /* Copy [addr, addr+len) from the backing source; returns the number of bytes copied. */
 size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len);
 /* Copy several ranges with one batched read (ranges already held are skipped); returns how many

@@ -223,6 +223,22 @@ static void mark_unvalidated(struct sampler *s, struct frame *f, int n)
 	s->st.unvalidated++;
 }
 
+/* Re-read the identity of what the frames whose decode read the live process were named from
+ * (all the copied objects when a read was not a frame's); true when none changed. */
+static bool validate_frames_read_live(struct sampler *s, struct capture *c, const struct prefetch_hints *hints)
+{
+	const struct stackwalk *sw = s->sw;
+	uint64_t only[PREFETCH_MAX_OBJECTS];
+	size_t n = 0;
+	for (int i = 0; i < hints->nraw && !sw->read_live_outside; i++)
+		if (sw->read_live[i])
+			n += (size_t)prefetch_frame_objects(sw->rt, hints, &c->snap.base, i, only + n,
+							    PREFETCH_MAX_OBJECTS - (int)n);
+	bool all = sw->read_live_outside || n == PREFETCH_MAX_OBJECTS;
+	return validate_prefetched(&sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
+				   &sw->prefetched, all ? NULL : only, n, &s->st.validation);
+}
+
 /* Unwind and name the frames of one capture; the thread runs again, so all but the copied stack is
  * read now: the frames are kept only if the objects their slots name were not moved since the stop
  * (prefetched_moved) and what was read through those did not move during the decode
@@ -256,15 +272,19 @@ static void decode_capture(struct sampler *s, struct capture *c)
 				       .raw = s->sw->raw, .nraw = c->ws.raw_frames, .skip = s->sw->memo_hit};
 	prefetch_js_details(s->sw->rt, &hints, &c->snap.base, &s->sw->prefetched);
 	struct walk_stats ws = c->ws;
+	/* what the decode reads beyond this point (and reads again from what it copied) is late:
+	 * counted per frame, the frames that did are validated */
+	memsnap_mark_late(&c->snap);
+	s->sw->live_reads = &c->snap.late_reads;
 	int n = stackwalk_decode(s->sw, &c->regs, &c->snap.base, s->frames, STACKWALK_MAX_FRAMES, &ws);
+	s->sw->live_reads = NULL;
 	/* a decode served entirely by the snapshot (the stack copied at the stop, the objects batched
 	 * after it) and by caches checked against it read nothing more that could move: only one that
 	 * read the live process besides is validated (also when no JS frame could be named: the
-	 * reason may be what moved) */
+	 * reason may be what moved), and only the objects of its frames that did */
 	bool unvalidated = moved ||
 			   (s->sw->rt && (ws.js_frames || ws.bad_v8) && c->snap.misses != live_reads &&
-			    !validate_prefetched(&s->sw->rt->L, &s->sw->map_types, &c->snap.base, &s->live.base,
-						 &s->sw->prefetched, &s->st.validation));
+			    !validate_frames_read_live(s, c, &hints));
 	stackwalk_memo_commit(s->sw, !unvalidated);
 	if (unvalidated)
 		mark_unvalidated(s, s->frames, n);

@@ -3,6 +3,22 @@
 
 #include <string.h>
 
+/* A frame-type marker in the context slot: Smi-tagged 32-bit values, type << 1. */
+static bool marker_type(const struct v8_layout *L, uint64_t w, int32_t *type)
+{
+	uint64_t t = w >> 1;
+	if (!v8_is_smi(w) || w >> 32 || t == 0 || (int64_t)t > L->max_frametype)
+		return false;
+	*type = (int32_t)t;
+	return true;
+}
+
+bool v8_read_frame_type(const struct v8_heap *h, uint64_t fp, int32_t *type)
+{
+	uint64_t w;
+	return mem_read_u64(h->mem, fp + (int64_t)h->L->v[L_FP_CONTEXT], &w) && marker_type(h->L, w, type);
+}
+
 bool v8_read_frame(const struct v8_heap *h, uint64_t fp, struct v8_frame *out)
 {
 	const struct v8_layout *L = h->L;
@@ -20,12 +36,8 @@ bool v8_read_frame(const struct v8_heap *h, uint64_t fp, struct v8_frame *out)
 #define SLOT(off) slots[((off) - lo) / 8]
 	uint64_t w = SLOT(L->v[L_FP_CONTEXT]);
 	if (v8_is_smi(w)) {
-		/* markers are Smi-tagged 32-bit values: type << 1 */
-		uint64_t type = w >> 1;
-		if (w >> 32 || type == 0 || (int64_t)type > L->max_frametype)
-			return true;
-		out->kind = VF_TYPED;
-		out->type = (int32_t)type;
+		if (marker_type(L, w, &out->type))
+			out->kind = VF_TYPED;
 		return true;
 	}
 	if (!v8_is_heap_object(w))
@@ -55,9 +67,8 @@ bool v8_frame_is_entry(const struct v8_layout *L, const struct v8_frame *f)
 	       (f->type == L->v[L_FT_ENTRY] || f->type == L->v[L_FT_CONSTRUCT_ENTRY]);
 }
 
-bool v8_frame_is_construct(const struct v8_layout *L, const struct v8_frame *f)
+bool v8_frame_type_is_construct(const struct v8_layout *L, int32_t type)
 {
-	return f->kind == VF_TYPED &&
-	       ((v8_has(L, L_FT_CONSTRUCT) && f->type == L->v[L_FT_CONSTRUCT]) ||
-		(v8_has(L, L_FT_FAST_CONSTRUCT) && f->type == L->v[L_FT_FAST_CONSTRUCT]));
+	return (v8_has(L, L_FT_CONSTRUCT) && type == L->v[L_FT_CONSTRUCT]) ||
+	       (v8_has(L, L_FT_FAST_CONSTRUCT) && type == L->v[L_FT_FAST_CONSTRUCT]);
 }

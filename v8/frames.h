@@ -24,9 +24,12 @@ struct v8_frame {
 };
 
 bool v8_read_frame(const struct v8_heap *h, uint64_t fp, struct v8_frame *out);
+/* The type of the typed frame at fp, from its marker slot alone (false: not a typed frame, or
+ * unreadable); reads no heap object, unlike v8_read_frame's check of a JS frame's function. */
+bool v8_read_frame_type(const struct v8_heap *h, uint64_t fp, int32_t *type);
 /* Is this a frame type through which JS is entered from C++ (Entry, ConstructEntry)? */
 bool v8_frame_is_entry(const struct v8_layout *L, const struct v8_frame *f);
-/* Is this a frame that calls a constructor through `new` (Construct, FastConstruct)? */
-bool v8_frame_is_construct(const struct v8_layout *L, const struct v8_frame *f);
+/* Is this frame type one that calls a constructor through `new` (Construct, FastConstruct)? */
+bool v8_frame_type_is_construct(const struct v8_layout *L, int32_t type);
 
 #endif

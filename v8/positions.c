@@ -131,9 +131,9 @@ static struct decoded *decoded_bca(struct positions *p, const struct v8_heap *h,
 				   bool need_bytecodes)
 {
 	int64_t len = bca_length(h, bca);
-	uint64_t table = bca_position_table(h, bca);
 	if (len < 0)
 		return NULL;
+	uint64_t table = bca_position_table(h, bca);
 	uint64_t id[3] = {(uint64_t)len, table, 0};
 	bool fresh;
 	struct decoded *d = slot_for(p, bca, id, &fresh);
@@ -201,20 +201,28 @@ static bool code_runs(struct positions *p, const struct v8_heap *h, const struct
 	return false;
 }
 
-int positions_inlined_at(const struct positions *p, uint64_t pc, uint64_t *sfi, int max)
+int positions_inlined_at(const struct positions *p, const struct v8_layout *L, uint64_t pc,
+			 uint64_t *sfi, int max)
 {
 	const struct code_finder *cf = &p->codes;
 	uint64_t k;
 	if (!u64map_get(&cf->by_pc, pc, &k) || !k || !v8_code_contains(&cf->cache[k - 1], pc))
 		return 0;
-	uint64_t code = cf->cache[k - 1].code;
-	if (!code || !u64map_get(&p->idx, code, &k) || !k || p->decoded[k - 1].obj != code)
+	const struct v8_code *c = &cf->cache[k - 1];
+	if (!c->code || !u64map_get(&p->idx, c->code, &k) || !k || p->decoded[k - 1].obj != c->code)
 		return 0;
-	const struct inlining_data *inl = &p->decoded[k - 1].inl;
-	int n = 0;
-	for (int i = 0; i < inl->nrecords && n < max; i++)
-		if (inl->records[i].sfi && inl->records[i].sfi != inl->outer)
-			sfi[n++] = inl->records[i].sfi;
+	const struct decoded *d = &p->decoded[k - 1];
+	/* the functions inlined at this pc, as the decode will expand them (not every function
+	 * the code inlined: a large optimized function inlines dozens, a pc sits in a few) */
+	uint64_t pos;
+	struct inline_frame fr[64];
+	if (!d->have_table || !spt_lookup(d->table, d->tn, (enum spt_format)L->v[L_SPT_FORMAT],
+					  (int64_t)(pc - c->start), &pos))
+		return 0;
+	int nf = inlining_expand(&d->inl, pos, fr, 64), n = 0;
+	for (int i = 0; i < nf && n < max; i++)
+		if (fr[i].inlined && fr[i].sfi)
+			sfi[n++] = fr[i].sfi;
 	return n;
 }
 

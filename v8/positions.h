@@ -88,10 +88,12 @@ void positions_free(struct positions *p);
 int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
 		       const struct js_site *site, struct js_position *out, int max);
 
-/* The SharedFunctionInfos inlined into the optimized code that holds pc, as decoded for an
- * earlier sample (no read of the target; 0 when that pc was not seen in optimized code): what a
- * batched copy before the decode can include. Returns the count written to sfi (at most max). */
-int positions_inlined_at(const struct positions *p, uint64_t pc, uint64_t *sfi, int max);
+/* The SharedFunctionInfos inlined at pc (pc - 1 for a return address) in the optimized code that
+ * holds it, as decoded for an earlier sample (no read of the target; 0 when that pc was not seen
+ * in optimized code): what a batched copy before the decode can include. Returns the count
+ * written to sfi (at most max). */
+int positions_inlined_at(const struct positions *p, const struct v8_layout *L, uint64_t pc,
+			 uint64_t *sfi, int max);
 
 /* The script offset of a bytecode offset in a BytecodeArray (-1 when the table is missing). */
 int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,

@@ -90,7 +90,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		if (!word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx) ||
 		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
 			continue;
-		add(&fns, fn, OBJ_BYTES, PF_FUNCTION);
+		add(&fns, fn, OBJ_BYTES, pi.cls == PC_JIT || exact ? PF_FUNCTION : PF_FUNCTION_IN_BUILTIN);
 		if (v8_has(L, L_FP_BYTECODE_ARRAY) && word(mem, raw[i].fp + L->v[L_FP_BYTECODE_ARRAY], &bca))
 			add(&fns, bca, OBJ_BYTES, PF_BYTECODE);
 		if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
@@ -112,7 +112,8 @@ bool prefetched_moved(const struct v8_runtime *rt, struct memsrc *mem, const str
 	if (!rt)
 		return false;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->kind[i] == PF_FUNCTION && forwarded(&rt->L, mem, p->obj[i]))
+		if ((p->kind[i] == PF_FUNCTION || p->kind[i] == PF_FUNCTION_IN_BUILTIN) &&
+		    forwarded(&rt->L, mem, p->obj[i]))
 			return true;
 	for (size_t i = 0; i < p->nreceivers; i++)
 		if (forwarded(&rt->L, mem, p->receivers[i]))
@@ -121,7 +122,7 @@ bool prefetched_moved(const struct v8_runtime *rt, struct memsrc *mem, const str
 }
 
 /* The SharedFunctionInfos inlined into the code of the raw frames, as decoded before. */
-static void add_inlined(struct batch *b, const struct prefetch_hints *hints)
+static void add_inlined(struct batch *b, const struct v8_layout *L, const struct prefetch_hints *hints)
 {
 	if (!hints->positions)
 		return;
@@ -131,7 +132,7 @@ static void add_inlined(struct batch *b, const struct prefetch_hints *hints)
 		const struct raw_frame *rf = &hints->raw[i];
 		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
 		uint64_t sfi[32];
-		int n = positions_inlined_at(hints->positions, exact ? rf->pc : rf->pc - 1, sfi, 32);
+		int n = positions_inlined_at(hints->positions, L, exact ? rf->pc : rf->pc - 1, sfi, 32);
 		for (int k = 0; k < n; k++)
 			add(b, sfi[k], OBJ_BYTES, PF_DETAIL);
 	}
@@ -155,12 +156,13 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 		int type = -1;
 		if (types && word(mem, p->obj[i] + L->v[L_HEAPOBJECT_MAP], &map))
 			map_types_get(types, map, &type);
-		if (p->kind[i] == PF_FUNCTION && type < 0) {
+		bool function = p->kind[i] == PF_FUNCTION || p->kind[i] == PF_FUNCTION_IN_BUILTIN;
+		if (function && type < 0) {
 			if (word(mem, p->obj[i] + L->v[L_JSFUNC_SHARED], &sfi))
 				add(&second, sfi, OBJ_BYTES, PF_DETAIL);
 			/* the function's current code (a pointer before leaptiering): its header
-			 * locates it */
-			if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
+			 * locates the code a JIT frame runs */
+			if (p->kind[i] == PF_FUNCTION && !L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
 			    word(mem, p->obj[i] + L->v[L_JSFUNC_CODE], &code))
 				add(&second, code, CODE_BYTES, PF_DETAIL);
 		} else if (p->kind[i] == PF_BYTECODE && v8_has(L, L_BCA_SPT) &&
@@ -169,11 +171,45 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 			add(&second, table, TABLE_BYTES, PF_DETAIL);
 		}
 	}
-	add_inlined(&second, hints);
+	add_inlined(&second, L, hints);
 	size_t stage1 = p->n;
 	record(p, &second);
 	/* the maps are not recorded: only read through the copies, never named from */
 	add_maps(&second, L, types, mem, p->obj, stage1);
 	add_maps(&second, L, types, mem, p->receivers, p->nreceivers);
 	mem_prefetch(mem, second.addr, second.len, second.n);
+}
+
+static void put(uint64_t *out, int *n, int max, uint64_t tagged)
+{
+	if (v8_is_heap_object(tagged) && *n < max)
+		out[(*n)++] = tagged - 1;
+}
+
+int prefetch_frame_objects(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			   struct memsrc *mem, int i, uint64_t *out, int max)
+{
+	if (!rt || i < 0 || i >= hints->nraw || !hints->raw[i].fp_ok)
+		return 0;
+	const struct v8_layout *L = &rt->L;
+	const struct raw_frame *rf = &hints->raw[i];
+	uint64_t fn, v;
+	int n = 0;
+	if (word(mem, rf->fp + L->v[L_FP_FUNCTION], &fn) && v8_is_heap_object(fn)) {
+		if (word(mem, fn - 1 + L->v[L_JSFUNC_SHARED], &v))
+			put(out, &n, max, v);
+		if (!L->v[L_LEAPTIERING] && v8_has(L, L_JSFUNC_CODE) &&
+		    word(mem, fn - 1 + L->v[L_JSFUNC_CODE], &v))
+			put(out, &n, max, v);
+	}
+	if (v8_has(L, L_FP_BYTECODE_ARRAY) && word(mem, rf->fp + L->v[L_FP_BYTECODE_ARRAY], &v))
+		put(out, &n, max, v);
+	if (hints->positions) {
+		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
+		uint64_t sfi[32];
+		int k = positions_inlined_at(hints->positions, L, exact ? rf->pc : rf->pc - 1, sfi, 32);
+		for (int j = 0; j < k; j++)
+			put(out, &n, max, sfi[j]);
+	}
+	return n;
 }

@@ -16,8 +16,11 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
 
 /* The heap objects (untagged addresses) a prefetch copied whole, receivers aside: what a decode
  * that runs after the thread resumed is checked against (walker/validate.h). */
-/* Which frame slot (or which field of what the first batch copied) an object was reached from. */
-enum prefetch_kind { PF_FUNCTION, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP };
+/* Which frame slot (or which field of what the first batch copied) an object was reached from.
+ * PF_FUNCTION: the function of a frame whose code the decode looks up (its pc in JIT code, or
+ * the top frame); PF_FUNCTION_IN_BUILTIN: one whose frame runs in V8's builtins (the
+ * interpreter, a builtin's own frame), whose current code is not asked. */
+enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP };
 
 struct prefetched {
 	uint64_t obj[PREFETCH_MAX_OBJECTS];
@@ -54,5 +57,11 @@ struct prefetch_hints {
  * the functions inlined where the frames' code was seen before. */
 void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hints *hints,
 			 struct memsrc *mem, struct prefetched *p);
+/* The objects the batches copied for raw frame i whose identity a validation compares (its
+ * function's SharedFunctionInfo and code, its bytecode array, the functions inlined at its pc),
+ * found again through `mem` (the copy) as the batches found them: untagged, into out (at most
+ * max); returns the count. */
+int prefetch_frame_objects(const struct v8_runtime *rt, const struct prefetch_hints *hints,
+			   struct memsrc *mem, int i, uint64_t *out, int max);
 
 #endif

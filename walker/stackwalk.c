@@ -71,13 +71,15 @@ static void emit_builtin(struct stackwalk *sw, const struct pc_info *pi, uint64_
 		f->name = native_symbol_name(&sw->natives, pi->builtin);
 }
 
-/* Was the frame at fp called through `new` (is its caller a Construct frame)? */
+/* Was the frame at fp called through `new` (is its caller a Construct frame)? Only the caller's
+ * marker slot is read (a JS caller's function is not: it may be a frame the memo has, whose objects
+ * were not copied). */
 static bool called_as_constructor(const struct v8_heap *h, uint64_t fp)
 {
 	uint64_t caller_fp;
-	struct v8_frame caller;
-	return mem_read_u64(h->mem, fp, &caller_fp) && v8_read_frame(h, caller_fp, &caller) &&
-	       v8_frame_is_construct(h->L, &caller);
+	int32_t type;
+	return mem_read_u64(h->mem, fp, &caller_fp) && v8_read_frame_type(h, caller_fp, &type) &&
+	       v8_frame_type_is_construct(h->L, type);
 }
 
 /* Name, file and position of a JS frame (the definition when the position is unknown). */
@@ -123,8 +125,9 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 			 * continuation tells which async function it resumed. Those closures are
 			 * nameless (V8 makes their SharedFunctionInfos with the empty string): a
 			 * named builtin (forEach, map, …) is never one, and asking costs two reads
-			 * of its context per sample */
-			if (!sw->resumed_async && !fn->shared_name_id)
+			 * of its context per sample: asked only where async frames are shown (a
+			 * dump), not while sampling */
+			if (sw->async_frames && !sw->resumed_async && !fn->shared_name_id)
 				sw->resumed_async = async_generator_of_closure(h, vf->function);
 			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
 			if (f)
@@ -374,6 +377,47 @@ static int drop_inlined(struct frame *f, int from, int to)
 	return k;
 }
 
+/* Raw frame i into out[*n…]: a native frame, a JS activation from the memo, or a decoded one. */
+static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct memsrc *mem,
+			 const struct regset *regs, int i, bool pc_uninlined, bool *seen_js,
+			 struct frame *out, int *n, int max, struct walk_stats *st)
+{
+	const struct raw_frame *rf = &sw->raw[i];
+	bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
+	struct pc_info pi;
+	/* a return address may sit just past its function: classify pc - 1 */
+	v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
+	/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8 module
+	 * that no unwind information covers */
+	if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
+	    (size_t)(pi.mod - sw->as->mods) == sw->rt->mod)
+		pi.cls = PC_BUILTIN;
+	if (pi.cls == PC_NATIVE || !sw->rt) {
+		struct frame *f = push(out, n, max, FK_NATIVE, rf->pc);
+		if (f)
+			f->is_return = !exact;
+		return;
+	}
+	if (from_memo(sw, mem, i, out, n, max, st)) {
+		*seen_js = true;
+		return;
+	}
+	int first = *n;
+	decode_v8(sw, h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, n, max, st);
+	/* decoded: kept for the next walks under the key look_up_memo made */
+	uint64_t receiver, id;
+	if (sw->memo_keyed[i] && frame_memo_receiver(h->L, mem, rf, &receiver) &&
+	    frame_memo_receiver_id(h->L, mem, receiver, &id))
+		frame_memo_stage(&sw->memo, &sw->memo_key[i], id, out + first, *n - first);
+	if (pc_uninlined && exact && !*seen_js)
+		*n = drop_inlined(out, first, *n);
+	*seen_js |= has_js(out, first, *n);
+	if (*n > 0 && out[*n - 1].kind == FK_UNKNOWN && out[*n - 1].name == 0) {
+		out[*n - 1].kind = FK_NATIVE;
+		out[*n - 1].is_return = !exact;
+	}
+}
+
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st)
 {
@@ -386,44 +430,19 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	bool pc_uninlined = sw->v8_self && sw->rt &&
 			    v8_version_key(&sw->rt->version) < V8_PC_INLINING_EXPANDED;
 	sw->resumed_async = 0;
+	/* which frames read beyond the copy (what a validation re-reads: walker/validate.h) */
+	unsigned long live_at_start = sw->live_reads ? *sw->live_reads : 0, live_in_frames = 0;
+	memset(sw->read_live, 0, sizeof(sw->read_live[0]) * (size_t)nraw);
 	for (int i = 0; i < nraw && n < max; i++) {
-		const struct raw_frame *rf = &sw->raw[i];
-		bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
-		struct pc_info pi;
-		/* a return address may sit just past its function: classify pc - 1 */
-		v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
-		/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8
-		 * module that no unwind information covers */
-		if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
-		    (size_t)(pi.mod - sw->as->mods) == sw->rt->mod)
-			pi.cls = PC_BUILTIN;
-		if (pi.cls == PC_NATIVE || !sw->rt) {
-			struct frame *f = push(out, &n, max, FK_NATIVE, rf->pc);
-			if (f)
-				f->is_return = !exact;
-			continue;
-		}
-		if (from_memo(sw, mem, i, out, &n, max, st)) {
-			seen_js = true;
-			continue;
-		}
-		int first = n;
-		decode_v8(sw, &h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, &n, max, st);
-		/* decoded: kept for the next walks under the key look_up_memo made */
-		uint64_t receiver, id;
-		if (sw->memo_keyed[i] && frame_memo_receiver(h.L, mem, rf, &receiver) &&
-		    frame_memo_receiver_id(h.L, mem, receiver, &id))
-			frame_memo_stage(&sw->memo, &sw->memo_key[i], id, out + first, n - first);
-		if (pc_uninlined && exact && !seen_js)
-			n = drop_inlined(out, first, n);
-		seen_js |= has_js(out, first, n);
-		if (n > 0 && out[n - 1].kind == FK_UNKNOWN && out[n - 1].name == 0) {
-			out[n - 1].kind = FK_NATIVE;
-			out[n - 1].is_return = !exact;
-		}
+		unsigned long live_before = sw->live_reads ? *sw->live_reads : 0;
+		decode_frame(sw, &h, mem, regs, i, pc_uninlined, &seen_js, out, &n, max, st);
+		unsigned long live = sw->live_reads ? *sw->live_reads - live_before : 0;
+		sw->read_live[i] = live != 0;
+		live_in_frames += live;
 	}
 	if (sw->async_frames && sw->resumed_async)
 		append_async(sw, &h, out, &n, max);
+	sw->read_live_outside = sw->live_reads && *sw->live_reads - live_at_start != live_in_frames;
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
 		if (f)

@@ -68,6 +68,13 @@ struct stackwalk {
 	struct memo_key memo_key[STACKWALK_MAX_FRAMES];
 	uint32_t memo_hit[STACKWALK_MAX_FRAMES];
 	struct memo_ref memo_ref[STACKWALK_MAX_FRAMES];
+	/* reads a decode made beyond the batched copy, or of what such a read copied (the memsnap's
+	 * late_reads; NULL: not tracked), and per walk which raw frames' decode made some
+	 * (read_live[i]), or the walk outside any frame (read_live_outside): those are what a
+	 * validation must re-read */
+	const unsigned long *live_reads;
+	bool read_live[STACKWALK_MAX_FRAMES];
+	bool read_live_outside;
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	struct sm_store *sourcemaps; /* optional (NULL): source maps, applied in stage 2 */
 	/* interned labels used on every walk */

@@ -41,8 +41,17 @@ static int identity_offsets(const struct v8_layout *L, const struct v8_heap *cop
 	return n;
 }
 
+static bool listed(const uint64_t *only, size_t nonly, uint64_t obj)
+{
+	for (size_t i = 0; i < nonly; i++)
+		if (only[i] == obj)
+			return true;
+	return false;
+}
+
 bool validate_prefetched(const struct v8_layout *L, struct map_types *types, struct memsrc *copy,
-			 struct memsrc *live, const struct prefetched *p, struct validation *v)
+			 struct memsrc *live, const struct prefetched *p, const uint64_t *only,
+			 size_t nonly, struct validation *v)
 {
 	struct v8_heap h = {.mem = copy, .L = L, .types = types};
 	struct mem_range r[PREFETCH_MAX_OBJECTS];
@@ -51,12 +60,15 @@ bool validate_prefetched(const struct v8_layout *L, struct map_types *types, str
 	int noff[PREFETCH_MAX_OBJECTS];
 	size_t n = 0;
 	for (size_t i = 0; i < p->n; i++) {
+		if (only && !listed(only, nonly, p->obj[i]))
+			continue;
 		noff[n] = identity_offsets(L, &h, p->obj[i] + 1, offs[n]);
 		if (noff[n] == 0)
 			continue;
 		r[n] = (struct mem_range){.addr = p->obj[i], .buf = now[n], .len = OBJ_BYTES};
 		n++;
 	}
+	v->runs++;
 	if (n == 0)
 		return true;
 	mem_readv(live, r, n);

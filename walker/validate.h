@@ -19,13 +19,18 @@
 #include "prefetch.h"
 
 struct validation {
+	unsigned long runs;    /* decodes validated (they read the live process beyond the batches) */
 	unsigned long checked; /* objects compared */
 	unsigned long changed; /* objects whose identity words differed (or could not be read) */
 };
 
 /* Compare the identity words of the prefetched objects in `copy` (the stop's snapshot) with
- * `live`; returns true when none changed. `types` (optional) remembers root maps' types. */
+ * `live`; returns true when none changed. `types` (optional) remembers root maps' types.
+ * only[0..nonly) (untagged; NULL: all of them): the prefetched objects to compare — those of the
+ * frames whose decode read beyond the copy (walker/prefetch.h prefetch_frame_objects): a frame
+ * decoded from the batches alone read nothing later than they did. */
 bool validate_prefetched(const struct v8_layout *L, struct map_types *types, struct memsrc *copy,
-			 struct memsrc *live, const struct prefetched *p, struct validation *v);
+			 struct memsrc *live, const struct prefetched *p, const uint64_t *only,
+			 size_t nonly, struct validation *v);
 
 #endif

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "../../mem/memsnap.h"
 #include "../../v8/frames.h"
 #include "../../v8/function.h"
 #include "../../walker/stackwalk.h"
@@ -198,6 +199,14 @@ Test(frames, frame_classification)
 	cr_assert(v8_read_frame(&fh.h, st.lo + 1024, &vf));
 	cr_assert_eq(vf.kind, VF_BAD);
 	cr_assert_not(v8_read_frame(&fh.h, 0x99990000, &vf), "unreadable frame");
+	/* the type alone, from the marker slot: a JS frame, a bad marker or no frame have none */
+	int32_t type;
+	cr_assert(v8_read_frame_type(&fh.h, st.lo + 512, &type));
+	cr_assert_eq(type, 1);
+	cr_assert_not(v8_read_frame_type(&fh.h, st.lo + 256, &type));
+	cr_assert_not(v8_read_frame_type(&fh.h, st.lo + 768, &type));
+	cr_assert_not(v8_read_frame_type(&fh.h, 0x99990000, &type));
+	cr_assert_not(v8_frame_type_is_construct(&fh.L, 1));
 }
 
 static void empty_addrspace(struct addrspace *as)
@@ -295,6 +304,95 @@ Test(frames, stackwalk_names_js_frames_and_typed_frames)
 	cr_assert_eq(out[2].kind, FK_V8_TYPED);
 	cr_assert_str_eq(intern_get(&names, out[2].name), "<EntryFrame>");
 	cr_assert_eq(out[n - 1].kind, FK_TRUNCATED, "the chain ended without reaching _start");
+	stackwalk_free(&sw);
+	addrspace_free(&as);
+}
+
+/* What a validation re-reads for a frame whose decode read beyond the copy: the objects the
+ * batches copied for it, found again through the copy as the batches found them. */
+Test(frames, a_frames_objects_are_found_again_for_its_validation)
+{
+	struct fake_stack st = make_stack(4096);
+	struct v8_runtime rt;
+	memset(&rt, 0, sizeof(rt));
+	rt.L = fh.L;
+	uint64_t ctx = fh_obj(&fh, FT_FIXED_ARRAY, 64);
+	uint64_t fn = make_function(fh_str1(&fh, "f"), make_script(), 0);
+	uint64_t sfi;
+	memcpy(&sfi, fh_ptr(&fh, fn - 1 + fh.L.v[L_JSFUNC_SHARED]), 8);
+	uint64_t fp = st.lo + 512, bca = fh_obj(&fh, FT_FIXED_ARRAY, 64);
+	frame_at(fp, 0, 0x7000001, ctx, fn);
+	if (v8_has(&fh.L, L_FP_BYTECODE_ARRAY))
+		put(fp + (uint64_t)(int64_t)fh.L.v[L_FP_BYTECODE_ARRAY], bca);
+	struct raw_frame raw[2] = {{.pc = 0x7000000, .fp = fp, .how = FRAME_TOP, .fp_ok = true},
+				   {.pc = 0x7000001, .fp = fp, .fp_ok = false}};
+	struct prefetch_hints hints = {.raw = raw, .nraw = 2};
+	uint64_t out[8];
+	int n = prefetch_frame_objects(&rt, &hints, &fh.base, 0, out, 8);
+	cr_assert_geq(n, 1);
+	cr_assert_eq(out[0], sfi - 1, "its function's SharedFunctionInfo, untagged");
+	bool has_bca = false;
+	for (int i = 0; i < n; i++)
+		has_bca |= out[i] == bca - 1;
+	cr_assert_eq(has_bca, v8_has(&fh.L, L_FP_BYTECODE_ARRAY), "its bytecode array slot");
+	cr_assert_eq(prefetch_frame_objects(&rt, &hints, &fh.base, 1, out, 8), 0, "no frame pointer");
+	cr_assert_eq(prefetch_frame_objects(&rt, &hints, &fh.base, 2, out, 8), 0, "no such frame");
+	cr_assert_eq(prefetch_frame_objects(&rt, &hints, &fh.base, 0, out, 0), 0, "no room");
+	cr_assert_eq(prefetch_frame_objects(NULL, &hints, &fh.base, 0, out, 8), 0, "no V8");
+}
+
+/* Which frames' decode read beyond the batched copy is noted per frame (a validation re-reads
+ * their objects only): also a frame served by what another frame's late read copied. */
+Test(frames, frames_that_read_beyond_the_batches_are_noted)
+{
+	struct fake_stack st = make_stack(8192);
+	struct addrspace as;
+	empty_addrspace(&as);
+	struct v8_runtime rt;
+	memset(&rt, 0, sizeof(rt));
+	rt.L = fh.L;
+	struct stackwalk sw;
+	stackwalk_init(&sw, &as, &rt, &names, false);
+	/* a recursion: two frames of one function, whose SharedFunctionInfo lies pages away from it
+	 * (the batch copies the function; the first frame's reads copy what the second one needs) */
+	uint64_t sfi = fh_obj(&fh, FT_SFI, 64);
+	fh_set(&fh, sfi, 16, fh_str1(&fh, "again"));
+	fh_set(&fh, sfi, 32, make_script());
+	fh_alloc(&fh, 16384);
+	uint64_t fn = fh_obj(&fh, FT_JSFUNCTION, 64);
+	fh_set(&fh, fn, 24, sfi);
+	uint64_t ctx = fh_obj(&fh, FT_FIXED_ARRAY, 64);
+	uint64_t undefined = fh_oddball(&fh, 5);
+	uint64_t f1 = st.lo + 1024, f2 = st.lo + 2048, f3 = st.lo + 3072;
+	frame_at(f1, f2, 0x7000001, ctx, fn);
+	frame_at(f2, f3, 0x7000002, ctx, fn);
+	frame_at(f3, 0, 0x7000003, (uint64_t)1 << 1, 0);
+	put(f1 + 16, undefined);
+	put(f2 + 16, undefined);
+	struct regset r;
+	memset(&r, 0, sizeof(r));
+	reg_set(&r, DW_RIP, 0x7000000);
+	reg_set(&r, DW_RSP, st.lo + 512);
+	reg_set(&r, DW_RBP, f1);
+	struct stack_bounds b = {st.lo, st.hi};
+	struct memsnap snap;
+	memsnap_init(&snap, &fh.base, 1 << 20);
+	memsnap_put(&snap, st.lo, fh_ptr(&fh, st.lo), (size_t)(st.hi - st.lo));
+	struct walk_stats ws;
+	stackwalk_unwind(&sw, &r, &snap.base, &b, &ws);
+	memsnap_mark_late(&snap);
+	sw.live_reads = &snap.late_reads;
+	struct frame out[16];
+	unsigned long misses = snap.misses;
+	stackwalk_decode(&sw, &r, &snap.base, out, 16, &ws);
+	cr_assert_eq(ws.js_frames, 2);
+	cr_assert_str_eq(intern_get(&names, out[1].name), "again");
+	cr_assert_gt(snap.misses, misses);
+	cr_assert(sw.read_live[0], "the first frame read its SharedFunctionInfo");
+	cr_assert(sw.read_live[1], "the second frame read it again from that copy, made after the batch");
+	cr_assert_not(sw.read_live[2], "the entry frame's marker is on the copied stack");
+	cr_assert_not(sw.read_live_outside);
+	memsnap_free(&snap);
 	stackwalk_free(&sw);
 	addrspace_free(&as);
 }

@@ -39,6 +39,33 @@ Test(memsnap, copied_ranges_are_served_locally)
 	memsnap_free(&s);
 }
 
+Test(memsnap, reads_after_the_late_mark_are_counted_late)
+{
+	uint64_t a = fh_raw(&fh, "0123456789abcdef", 16);
+	fh_alloc(&fh, 3 * 4096); /* b on another page than a's copy */
+	uint64_t b = fh_raw(&fh, "ZYXWVUTS", 8);
+	struct memsnap s;
+	memsnap_init(&s, &fh.base, 1 << 20);
+	uint64_t addr = a;
+	uint32_t len = 16;
+	memsnap_prefetch(&s, &addr, &len, 1);
+	char buf[8];
+	cr_assert(mem_read(&s.base, a, buf, 8));
+	cr_assert_eq(s.late_reads, 0, "no mark: nothing is late");
+	memsnap_mark_late(&s);
+	cr_assert(mem_read(&s.base, a + 8, buf, 8));
+	cr_assert_eq(s.late_reads, 0, "served by what was copied before the mark");
+	cr_assert(mem_read(&s.base, b, buf, 8));
+	cr_assert_eq(s.late_reads, 1, "a read of the target after the mark");
+	cr_assert(mem_read(&s.base, b, buf, 8));
+	cr_assert_eq(s.late_reads, 2, "served by what that read copied: late too");
+	memsnap_reset(&s);
+	memsnap_add(&s, b, 8);
+	cr_assert(mem_read(&s.base, b, buf, 8));
+	cr_assert_eq(s.late_reads, 0, "a new snapshot has no mark");
+	memsnap_free(&s);
+}
+
 Test(memsnap, prefetch_fills_many_ranges_and_skips_held_ones)
 {
 	uint64_t addr[4];

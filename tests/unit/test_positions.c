@@ -2,8 +2,8 @@
  * encodings, statement and expression entries, externals, malformed tables), the baseline PC →
  * bytecode offset mapping (prefixed bytecodes, return addresses at a bytecode's end), inlining
  * expansion from deoptimization data (plain and wrapped SharedFunctionInfos, weak literals,
- * malformed records), the Code lookup by PC, and interpreted frames end to end, over the
- * synthetic heap. */
+ * malformed records), the Code lookup by PC, optimized frames (and the functions inlined at a
+ * pc, for the batch before a decode) and interpreted frames end to end, over the synthetic heap. */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -429,6 +429,55 @@ Test(positions, code_scan_needs_a_matching_back_pointer)
 	cr_assert_eq(c.tier, CT_BASELINE);
 	cr_assert_not(code_find(&cf, &fh.h, start + 300, code, &c));
 	code_finder_free(&cf);
+}
+
+/* --- an optimized frame end to end, and what a batch copies before its decode ----------------- */
+
+Test(positions, optimized_frame_expands_and_inlined_at_names_only_the_pcs_chain)
+{
+	uint64_t start, outer = sfi(), a = sfi(), b = sfi();
+	uint64_t code = make_code(&start, fh.L.v[L_CODEKIND_TURBOFAN], 600);
+	set_item(L_SPT_FORMAT, SPT_SIGNED);
+	/* code offsets: [0,100) the outer function, [100,200) b (inlined in a), [200,300) a, then the
+	 * outer function again */
+	const struct entry e[] = {{0, srcpos(77, -1), true}, {100, srcpos(42, 1), true},
+				  {200, srcpos(10, 0), true}, {300, srcpos(80, -1), true}};
+	struct bytes t;
+	encode(&t, SPT_SIGNED, e, 4);
+	fh_set(&fh, code, fh.L.v[L_CODE_SPT], byte_array(t.b, t.n));
+	fh_set(&fh, code, fh.L.v[L_CODE_DEOPT_DATA], deopt_data(outer, a, b, false));
+	uint64_t fn = fh_obj(&fh, FT_JSFUNCTION, 64);
+	fh_set(&fh, fn, 24, outer);
+	struct positions p;
+	positions_init(&p);
+	uint64_t sfis[32];
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 32), 0, "nothing decoded yet");
+	struct v8_frame vf = {.kind = VF_JS, .function = fn};
+	struct js_site site = {.pc = start + 150, .top = true, .pc_in_frame = true, .pc_in_jit = true};
+	struct js_position out[8];
+	cr_assert_eq(js_frame_positions(&p, &fh.h, &vf, &site, out, 8), 3, "b, a, outer");
+	cr_assert_eq(out[0].sfi, b);
+	cr_assert(out[0].inlined);
+	cr_assert_eq(out[1].sfi, a);
+	cr_assert_eq(out[2].sfi, outer);
+	cr_assert_not(out[2].inlined);
+	/* what the batch before a later decode copies: the functions inlined at that pc, innermost
+	 * first — not every function the code inlined */
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 32), 2);
+	cr_assert_eq(sfis[0], b);
+	cr_assert_eq(sfis[1], a);
+	/* (asked only of pcs a decode has seen) */
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 250, sfis, 32), 0, "a pc not seen yet");
+	for (uint64_t at = 50; at < 400; at += 100) {
+		site.pc = start + at;
+		js_frame_positions(&p, &fh.h, &vf, &site, out, 8);
+	}
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 250, sfis, 32), 1, "in a, which inlined nothing there");
+	cr_assert_eq(sfis[0], a);
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 50, sfis, 32), 0, "the outer function's own code");
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 350, sfis, 32), 0);
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 1), 1, "at most max");
+	positions_free(&p);
 }
 
 /* --- an interpreted frame end to end --------------------------------------------------------- */

@@ -44,7 +44,7 @@ TestSuite(validate, .init = setup, .fini = teardown);
 Test(validate, unchanged_objects_validate)
 {
 	struct validation v = {0};
-	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, NULL, 0, &v));
 	cr_assert_eq(v.checked, 1, "the SharedFunctionInfo is checked; the function is not");
 	cr_assert_eq(v.changed, 0);
 }
@@ -54,8 +54,25 @@ Test(validate, a_moved_name_is_detected)
 	/* a GC moved the name: the SharedFunctionInfo now points elsewhere */
 	fh_set(&fh, sfi, fh.L.v[L_SFI_NAME], fh_str1(&fh, "measure"));
 	struct validation v = {0};
-	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
+	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, NULL, 0, &v));
 	cr_assert_eq(v.changed, 1);
+}
+
+Test(validate, only_the_listed_objects_are_compared)
+{
+	/* the name moved; a decode whose frames did not read through this SharedFunctionInfo (it is
+	 * not listed) is not failed by it, one whose frames did is */
+	fh_set(&fh, sfi, fh.L.v[L_SFI_NAME], fh_str1(&fh, "measure"));
+	uint64_t other = fn - 1, mine = sfi - 1;
+	struct validation v = {0};
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &other, 1, &v));
+	cr_assert_eq(v.checked, 0);
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &other, 0, &v),
+		  "an empty list compares nothing");
+	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &mine, 1, &v));
+	cr_assert_eq(v.checked, 1);
+	cr_assert_eq(v.changed, 1);
+	cr_assert_eq(v.runs, 3);
 }
 
 Test(validate, a_moved_shared_function_info_is_detected)
@@ -63,7 +80,7 @@ Test(validate, a_moved_shared_function_info_is_detected)
 	/* the SharedFunctionInfo was evacuated: its old address holds a forwarding word */
 	fh_set(&fh, sfi, fh.L.v[L_HEAPOBJECT_MAP], 0x12345678);
 	struct validation v = {0};
-	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
+	cr_assert_not(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, NULL, 0, &v));
 }
 
 Test(validate, a_young_function_that_moved_does_not_invalidate)
@@ -71,7 +88,7 @@ Test(validate, a_young_function_that_moved_does_not_invalidate)
 	/* a scavenge moved the JSFunction: only its copy was read, so the frame stays valid */
 	fh_set(&fh, fn, fh.L.v[L_HEAPOBJECT_MAP], 0x12345678);
 	struct validation v = {0};
-	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, &v));
+	cr_assert(validate_prefetched(&fh.L, NULL, &copy.base, &fh.base, &pf, NULL, 0, &v));
 }
 
 /* After the stop, a scavenge moved the function: where its map was, V8 left the forwarding
