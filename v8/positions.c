@@ -17,6 +17,7 @@ void positions_init(struct positions *p)
 	memset(p, 0, sizeof(*p));
 	code_finder_init(&p->codes);
 	p->decoded = xcalloc(DECODED_SLOTS, sizeof(*p->decoded));
+	p->memo = xcalloc(POS_MEMO_SLOTS, sizeof(*p->memo));
 	u64map_init(&p->idx, 8 * DECODED_SLOTS);
 }
 
@@ -35,6 +36,7 @@ void positions_free(struct positions *p)
 	for (int i = 0; p->decoded && i < DECODED_SLOTS; i++)
 		drop(&p->decoded[i]);
 	free(p->decoded);
+	free(p->memo);
 	u64map_free(&p->idx);
 	code_finder_free(&p->codes);
 	bytecode_sizes_free(&p->sizes);
@@ -68,6 +70,7 @@ static struct decoded *slot_for(struct positions *p, uint64_t obj, const uint64_
 	}
 	d->obj = obj;
 	memcpy(d->id, id, sizeof(d->id));
+	d->gen = ++p->gens;
 	*fresh = true;
 	return d;
 }
@@ -144,17 +147,29 @@ static struct decoded *decoded_bca(struct positions *p, const struct v8_heap *h,
 	return d;
 }
 
-static bool lookup(const struct v8_heap *h, const struct decoded *d, int64_t code_offset, uint64_t *pos)
+/* The source position at code_offset in d's table, remembered per (decoding, offset). */
+static bool lookup(const struct positions *p, const struct v8_layout *L, const struct decoded *d,
+		   int64_t code_offset, uint64_t *pos)
 {
-	return d && d->have_table &&
-	       spt_lookup(d->table, d->tn, (enum spt_format)h->L->v[L_SPT_FORMAT], code_offset, pos);
+	if (!d || !d->have_table)
+		return false;
+	uint32_t slot = (uint32_t)(d - p->decoded) + 1;
+	uint64_t hash = ((uint64_t)slot * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)code_offset * 0xc2b2ae3d27d4eb4full);
+	struct pos_memo *m = &p->memo[(hash >> 40) % POS_MEMO_SLOTS];
+	if (m->slot == slot && m->gen == d->gen && m->off == code_offset) {
+		*pos = m->pos;
+		return m->ok;
+	}
+	bool ok = spt_lookup(d->table, d->tn, (enum spt_format)L->v[L_SPT_FORMAT], code_offset, pos);
+	*m = (struct pos_memo){.slot = slot, .gen = d->gen, .off = code_offset, .pos = ok ? *pos : 0, .ok = ok};
+	return ok;
 }
 
 int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
 					   uint64_t bca, int64_t offset)
 {
 	uint64_t pos;
-	if (!lookup(h, decoded_bca(p, h, bca, false), offset, &pos)) {
+	if (!lookup(p, h->L, decoded_bca(p, h, bca, false), offset, &pos)) {
 		p->no_table++;
 		return -1;
 	}
@@ -216,8 +231,7 @@ int positions_inlined_at(const struct positions *p, const struct v8_layout *L, u
 	 * the code inlined: a large optimized function inlines dozens, a pc sits in a few) */
 	uint64_t pos;
 	struct inline_frame fr[64];
-	if (!d->have_table || !spt_lookup(d->table, d->tn, (enum spt_format)L->v[L_SPT_FORMAT],
-					  (int64_t)(pc - c->start), &pos))
+	if (!lookup(p, L, d, (int64_t)(pc - c->start), &pos))
 		return 0;
 	int nf = inlining_expand(&d->inl, pos, fr, 64), n = 0;
 	for (int i = 0; i < nf && n < max; i++)
@@ -311,7 +325,7 @@ static int optimized(struct positions *p, const struct v8_heap *h, const struct 
 	const struct decoded *d = decoded_code(p, h, &cs->c);
 	out->tier = tier_of(cs->c.tier);
 	/* V8 looks up the instruction before a return address: the call itself */
-	if (!lookup(h, d, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
+	if (!lookup(p, h->L, d, (int64_t)(cs->pc - cs->c.start) - (cs->is_return ? 1 : 0), &pos)) {
 		p->no_table++;
 		return 1;
 	}

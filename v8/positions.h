@@ -65,7 +65,19 @@ struct decoded {
 	size_t sn;
 	int32_t *deopt_bytecode; /* Maglev Code: the outermost bytecode offset of each deopt entry */
 	int ndeopt;
+	uint32_t gen;           /* which decoding the slot holds (struct pos_memo) */
 };
+
+/* A position-table lookup remembered: the table of decoded slot `slot` - 1 as of decoding `gen`,
+ * at code offset `off` (the same return addresses are looked up sample after sample, and a table
+ * is scanned from its start). */
+struct pos_memo {
+	uint32_t slot, gen;
+	int64_t off;
+	uint64_t pos;
+	bool ok;
+};
+enum { POS_MEMO_SLOTS = 4096 };
 
 /* Sized for programs with thousands of hot functions: a smaller cache is re-read every sample. */
 enum { DECODED_SLOTS = 8192 };
@@ -76,6 +88,9 @@ struct positions {
 	struct decoded *decoded;     /* DECODED_SLOTS, replaced round-robin */
 	struct u64map idx;           /* object → slot + 1 (0: none) */
 	unsigned next_slot;
+	uint32_t gens;               /* decodings made (struct decoded gen) */
+	struct pos_memo *memo;       /* POS_MEMO_SLOTS, direct-mapped; a cache, written also
+					through a const struct positions */
 	unsigned long no_code, no_table, decoded_hits;
 	unsigned long decoded_new, decoded_replaced; /* decodings of an unseen address; of an address that holds another object now */
 };

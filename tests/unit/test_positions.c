@@ -477,6 +477,16 @@ Test(positions, optimized_frame_expands_and_inlined_at_names_only_the_pcs_chain)
 	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 50, sfis, 32), 0, "the outer function's own code");
 	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 350, sfis, 32), 0);
 	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 1), 1, "at most max");
+	/* the Code gets another position table (V8 replaced its tables): the lookups remembered for
+	 * the old one are not answered for it */
+	const struct entry e2[] = {{0, srcpos(10, 0), true}, {300, srcpos(80, -1), true}};
+	encode(&t, SPT_SIGNED, e2, 2);
+	fh_set(&fh, code, fh.L.v[L_CODE_SPT], byte_array(t.b, t.n));
+	site.pc = start + 150;
+	cr_assert_eq(js_frame_positions(&p, &fh.h, &vf, &site, out, 8), 2, "a, outer: the new table");
+	cr_assert_eq(out[0].sfi, a);
+	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 32), 1);
+	cr_assert_eq(sfis[0], a);
 	positions_free(&p);
 }
 
