@@ -106,12 +106,15 @@ test('[cores] gcore of a live process: every thread, and the same frames as a li
   k.checkPositions(k.jsFrames(main), fx.ready.truth, fx.ready, 'positions against Error.stack');
   const key = (f) => `${f.kind} ${f.name} ${f.file}:${f.line}:${f.column} ${f.pc} ${f.module}`;
   assert.deepStrictEqual(main.frames.map(key), liveMain.frames.map(key), 'core and live walks agree');
-  // the spinning workers: named, walked to the end, in the fixture's code
+  // the spinning workers: named, walked to the end, in the fixture's code — its spin functions,
+  // or the worker's own loop around them (a fresh make check on Node 26 once caught a worker there:
+  // innermost frame the fixture's module function, 'Object.<anonymous>'; 0 of 120 live dumps did)
   const workers = d.threads.filter((x) => x.name === 'worker');
   assert.strictEqual(workers.length, 2, 'both workers recognized');
   for (const w of workers) {
     assert.strictEqual(w.truncated, false);
-    assert.ok(k.jsFrames(w).some((f) => f.file === fx.ready.file && /^spin/.test(f.name)),
-      `worker ${w.tid} in the fixture's spin functions: ${k.jsFrames(w).map((f) => f.name)}`);
+    const js = k.jsFrames(w);
+    assert.ok(js.length > 0 && js[0].file === fx.ready.file && (/^spin/.test(js[0].name) || js[0].name === 'Object.<anonymous>'),
+      `worker ${w.tid} in the fixture's code: ${js.map((f) => `${f.name} (${f.file})`)}`);
   }
 });
