@@ -60,7 +60,8 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 /* The objects the batches copied for raw frame i whose identity a validation compares (its
  * function's SharedFunctionInfo and code, its bytecode array, the functions inlined at its pc),
  * found again through `mem` (the copy) as the batches found them: untagged, into out (at most
- * max); returns the count. */
+ * max); returns the count. It restates which words prefetch_js_objects and prefetch_js_details
+ * follow for a frame: a change to those is a change here. */
 int prefetch_frame_objects(const struct v8_runtime *rt, const struct prefetch_hints *hints,
 			   struct memsrc *mem, int i, uint64_t *out, int max);
 
