@@ -418,6 +418,12 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	}
 }
 
+/* The late reads made so far (0 when they are not tracked). */
+static unsigned long late_reads(const struct stackwalk *sw)
+{
+	return sw->live_reads ? *sw->live_reads : 0;
+}
+
 int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
 		     struct frame *out, int max, struct walk_stats *st)
 {
@@ -431,18 +437,18 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 			    v8_version_key(&sw->rt->version) < V8_PC_INLINING_EXPANDED;
 	sw->resumed_async = 0;
 	/* which frames read beyond the copy (what a validation re-reads: walker/validate.h) */
-	unsigned long live_at_start = sw->live_reads ? *sw->live_reads : 0, live_in_frames = 0;
+	unsigned long live_at_start = late_reads(sw), live_in_frames = 0;
 	memset(sw->read_live, 0, sizeof(sw->read_live[0]) * (size_t)nraw);
 	for (int i = 0; i < nraw && n < max; i++) {
-		unsigned long live_before = sw->live_reads ? *sw->live_reads : 0;
+		unsigned long live_before = late_reads(sw);
 		decode_frame(sw, &h, mem, regs, i, pc_uninlined, &seen_js, out, &n, max, st);
-		unsigned long live = sw->live_reads ? *sw->live_reads - live_before : 0;
+		unsigned long live = late_reads(sw) - live_before;
 		sw->read_live[i] = live != 0;
 		live_in_frames += live;
 	}
 	if (sw->async_frames && sw->resumed_async)
 		append_async(sw, &h, out, &n, max);
-	sw->read_live_outside = sw->live_reads && *sw->live_reads - live_at_start != live_in_frames;
+	sw->read_live_outside = late_reads(sw) - live_at_start != live_in_frames;
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
 		if (f)

@@ -262,38 +262,57 @@ Test(frames, frame_pointer_walk_and_its_sanity_checks)
 	addrspace_free(&as);
 }
 
-Test(frames, stackwalk_names_js_frames_and_typed_frames)
-{
-	struct fake_stack st = make_stack(8192);
+/* A walker over the fake heap, and a stack it walks: JS frames of `top` and `below` (each called on
+ * undefined) above an entry frame, the registers of a thread stopped in the first. */
+struct walk_fixture {
+	struct fake_stack st;
 	struct addrspace as;
-	empty_addrspace(&as);
 	struct v8_runtime rt;
-	memset(&rt, 0, sizeof(rt));
-	rt.L = fh.L;
 	struct stackwalk sw;
-	stackwalk_init(&sw, &as, &rt, &names, false);
-	uint64_t script = make_script();
+	struct regset r;
+	struct stack_bounds b;
+};
+
+static void walk_fixture_init(struct walk_fixture *w, uint64_t top, uint64_t below)
+{
+	w->st = make_stack(8192);
+	empty_addrspace(&w->as);
+	memset(&w->rt, 0, sizeof(w->rt));
+	w->rt.L = fh.L;
+	stackwalk_init(&w->sw, &w->as, &w->rt, &names, false);
 	uint64_t ctx = fh_obj(&fh, FT_FIXED_ARRAY, 64);
-	uint64_t leaf = make_function(make_scope_info(fh_str1(&fh, "leaf"), 0, 28, 50), script, 13);
-	uint64_t outer = make_function(fh_str1(&fh, "outer"), script, 0);
-	uint64_t f1 = st.lo + 1024, f2 = st.lo + 2048, f3 = st.lo + 3072;
-	frame_at(f1, f2, 0x7000001, ctx, leaf);
-	frame_at(f2, f3, 0x7000002, ctx, outer);
-	/* plain calls: the receiver slot holds undefined */
 	uint64_t undefined = fh_oddball(&fh, 5);
+	uint64_t f1 = w->st.lo + 1024, f2 = w->st.lo + 2048, f3 = w->st.lo + 3072;
+	frame_at(f1, f2, 0x7000001, ctx, top);
+	frame_at(f2, f3, 0x7000002, ctx, below);
+	frame_at(f3, 0, 0x7000003, (uint64_t)1 << 1 /* EntryFrame marker */, 0);
+	/* plain calls: the receiver slot holds undefined */
 	put(f1 + 16, undefined);
 	put(f2 + 16, undefined);
-	frame_at(f3, 0, 0x7000003, (uint64_t)1 << 1, 0);
-	struct regset r;
-	memset(&r, 0, sizeof(r));
-	reg_set(&r, DW_RIP, 0x7000000);
-	reg_set(&r, DW_RSP, st.lo + 512);
-	reg_set(&r, DW_RBP, f1);
-	struct stack_bounds b = {st.lo, st.hi};
+	memset(&w->r, 0, sizeof(w->r));
+	reg_set(&w->r, DW_RIP, 0x7000000);
+	reg_set(&w->r, DW_RSP, w->st.lo + 512);
+	reg_set(&w->r, DW_RBP, f1);
+	w->b = (struct stack_bounds){w->st.lo, w->st.hi};
+}
+
+static void walk_fixture_free(struct walk_fixture *w)
+{
+	stackwalk_free(&w->sw);
+	addrspace_free(&w->as);
+}
+
+Test(frames, stackwalk_names_js_frames_and_typed_frames)
+{
+	uint64_t script = make_script();
+	uint64_t leaf = make_function(make_scope_info(fh_str1(&fh, "leaf"), 0, 28, 50), script, 13);
+	uint64_t outer = make_function(fh_str1(&fh, "outer"), script, 0);
+	struct walk_fixture w;
+	walk_fixture_init(&w, leaf, outer);
 	struct frame out[16];
 	struct walk_stats ws;
-	int n = stackwalk_capture(&sw, &r, &fh.base, &b, out, 16, &ws);
-	stackwalk_name_natives(&sw, out, n);
+	int n = stackwalk_capture(&w.sw, &w.r, &fh.base, &w.b, out, 16, &ws);
+	stackwalk_name_natives(&w.sw, out, n);
 	cr_assert_eq(ws.js_frames, 2);
 	cr_assert_eq(out[0].kind, FK_JS);
 	cr_assert_str_eq(intern_get(&names, out[0].name), "leaf");
@@ -304,8 +323,7 @@ Test(frames, stackwalk_names_js_frames_and_typed_frames)
 	cr_assert_eq(out[2].kind, FK_V8_TYPED);
 	cr_assert_str_eq(intern_get(&names, out[2].name), "<EntryFrame>");
 	cr_assert_eq(out[n - 1].kind, FK_TRUNCATED, "the chain ended without reaching _start");
-	stackwalk_free(&sw);
-	addrspace_free(&as);
+	walk_fixture_free(&w);
 }
 
 /* What a validation re-reads for a frame whose decode read beyond the copy: the objects the
@@ -345,14 +363,6 @@ Test(frames, a_frames_objects_are_found_again_for_its_validation)
  * their objects only): also a frame served by what another frame's late read copied. */
 Test(frames, frames_that_read_beyond_the_batches_are_noted)
 {
-	struct fake_stack st = make_stack(8192);
-	struct addrspace as;
-	empty_addrspace(&as);
-	struct v8_runtime rt;
-	memset(&rt, 0, sizeof(rt));
-	rt.L = fh.L;
-	struct stackwalk sw;
-	stackwalk_init(&sw, &as, &rt, &names, false);
 	/* a recursion: two frames of one function, whose SharedFunctionInfo lies pages away from it
 	 * (the batch copies the function; the first frame's reads copy what the second one needs) */
 	uint64_t sfi = fh_obj(&fh, FT_SFI, 64);
@@ -361,38 +371,25 @@ Test(frames, frames_that_read_beyond_the_batches_are_noted)
 	fh_alloc(&fh, 16384);
 	uint64_t fn = fh_obj(&fh, FT_JSFUNCTION, 64);
 	fh_set(&fh, fn, 24, sfi);
-	uint64_t ctx = fh_obj(&fh, FT_FIXED_ARRAY, 64);
-	uint64_t undefined = fh_oddball(&fh, 5);
-	uint64_t f1 = st.lo + 1024, f2 = st.lo + 2048, f3 = st.lo + 3072;
-	frame_at(f1, f2, 0x7000001, ctx, fn);
-	frame_at(f2, f3, 0x7000002, ctx, fn);
-	frame_at(f3, 0, 0x7000003, (uint64_t)1 << 1, 0);
-	put(f1 + 16, undefined);
-	put(f2 + 16, undefined);
-	struct regset r;
-	memset(&r, 0, sizeof(r));
-	reg_set(&r, DW_RIP, 0x7000000);
-	reg_set(&r, DW_RSP, st.lo + 512);
-	reg_set(&r, DW_RBP, f1);
-	struct stack_bounds b = {st.lo, st.hi};
+	struct walk_fixture w;
+	walk_fixture_init(&w, fn, fn);
 	struct memsnap snap;
 	memsnap_init(&snap, &fh.base, 1 << 20);
-	memsnap_put(&snap, st.lo, fh_ptr(&fh, st.lo), (size_t)(st.hi - st.lo));
+	memsnap_put(&snap, w.st.lo, fh_ptr(&fh, w.st.lo), (size_t)(w.st.hi - w.st.lo));
 	struct walk_stats ws;
-	stackwalk_unwind(&sw, &r, &snap.base, &b, &ws);
+	stackwalk_unwind(&w.sw, &w.r, &snap.base, &w.b, &ws);
 	memsnap_mark_late(&snap);
-	sw.live_reads = &snap.late_reads;
+	w.sw.live_reads = &snap.late_reads;
 	struct frame out[16];
 	unsigned long misses = snap.misses;
-	stackwalk_decode(&sw, &r, &snap.base, out, 16, &ws);
+	stackwalk_decode(&w.sw, &w.r, &snap.base, out, 16, &ws);
 	cr_assert_eq(ws.js_frames, 2);
 	cr_assert_str_eq(intern_get(&names, out[1].name), "again");
 	cr_assert_gt(snap.misses, misses);
-	cr_assert(sw.read_live[0], "the first frame read its SharedFunctionInfo");
-	cr_assert(sw.read_live[1], "the second frame read it again from that copy, made after the batch");
-	cr_assert_not(sw.read_live[2], "the entry frame's marker is on the copied stack");
-	cr_assert_not(sw.read_live_outside);
+	cr_assert(w.sw.read_live[0], "the first frame read its SharedFunctionInfo");
+	cr_assert(w.sw.read_live[1], "the second frame read it again from that copy, made after the batch");
+	cr_assert_not(w.sw.read_live[2], "the entry frame's marker is on the copied stack");
+	cr_assert_not(w.sw.read_live_outside);
 	memsnap_free(&snap);
-	stackwalk_free(&sw);
-	addrspace_free(&as);
+	walk_fixture_free(&w);
 }
