@@ -19,6 +19,12 @@
 //     n samples drawn from it (n = v8walk's samples), 200 draws; ratio = overlap ÷ perfect@n;
 //     both = overlap ÷ the mean overlap of two draws from it, of n and of m (V8's samples): V8's
 //     profile is a draw too, as noisy as v8walk's at 999 Hz.
+//   GC clock: the workload also runs with `-r bench/real/lib/gc_clock.js`, which records every
+//     collection the main thread reports (perf_hooks: GC prologue to epilogue, monotonic µs); the
+//     time inside them in a window ÷ the window's busy time is the GC share by the process's own
+//     clock, and `clk ratio` compares against V8's profile with its GC bucket set to that share
+//     (V8's sample counts under-charge GC: its sampler thread runs late while the collector's
+//     threads hold the CPUs — README "Compared with V8's --cpu-prof").
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
@@ -32,7 +38,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { chosen } = require('./real/workloads');
 const { run } = require('./real/lib/run');
-const { compareProfiles, profileShares } = require('./oracle_compare');
+const { compareProfiles, profileShares, gcClockUs, withGcShare, GC } = require('./oracle_compare');
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
@@ -43,6 +49,7 @@ const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
+const GC_CLOCK = path.join(__dirname, 'real', 'lib', 'gc_clock.js');
 const IDLE = process.env.ORACLE_IDLE === 'both' ? [false, true] : [process.env.ORACLE_IDLE === '1'];
 const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
 const label = (c) => `${c.tool} ${c.hz} Hz${c.v8self ? '' : ' inl'}${c.idle ? ' idle' : ''}`;
@@ -54,9 +61,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // One workload under --cpu-prof, sampled by v8walk in one window per configuration.
 async function oracleRun(w, configs, dir) {
   const total = WARM_S + configs.length * (WINDOW_S + 6) + 10; // ended by SIGTERM after the last window
-  const args = ['--cpu-prof', `--cpu-prof-dir=${dir}`, w.script];
+  const gcClock = path.join(dir, 'gc-clock.json');
+  const args = ['-r', GC_CLOCK, '--cpu-prof', `--cpu-prof-dir=${dir}`, w.script];
   if (w.kind !== 'server') args.push(String(total));
-  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, V8WALK_GC_CLOCK: gcClock } });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let loadDone = Promise.resolve();
   if (w.kind === 'server') {
@@ -90,10 +98,12 @@ async function oracleRun(w, configs, dir) {
   if (!how) { child.kill('SIGKILL'); throw new Error(`${w.name} did not exit`); }
   const file = fs.readdirSync(dir).find((f) => f.startsWith('CPU.') && f.endsWith('.cpuprofile')); // V8's own name for it
   if (!file) throw new Error(`${w.name} wrote no .cpuprofile (exit ${how.code ?? how.signal})`);
-  return { pid: child.pid, profile: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), windows };
+  if (!fs.existsSync(gcClock)) throw new Error(`${w.name} wrote no GC clock (${gcClock}; exit ${how.code ?? how.signal})`);
+  return { pid: child.pid, profile: JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), windows, gcs: JSON.parse(fs.readFileSync(gcClock, 'utf8')) };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
+const share = (s, key) => (s.n ? (s.counts.get(key) || 0) / s.n : 0);
 
 async function main() {
   const workloads = chosen(process.argv);
@@ -102,7 +112,7 @@ async function main() {
   const version = execFileSync(NODE, ['--version']).toString().trim();
   console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
     `(${configs.map(label).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'both'.padStart(6)}${'by time'.padStart(8)}${'V8 native'.padStart(10)}  worst functions (v8walk vs V8)`);
+  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'both'.padStart(6)}${'by time'.padStart(8)}${'GC: v8walk'.padStart(11)}${'V8'.padStart(6)}${'clock'.padStart(7)}${'clk ratio'.padStart(10)}${'both'.padStart(6)}${'V8 native'.padStart(10)}  worst functions, GC by the clock (v8walk vs V8)`);
   const results = [];
   for (const w of workloads) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
@@ -119,14 +129,21 @@ async function main() {
         const cmp = compareProfiles(ours, v8);
         // against V8's self time instead (its samples weighted by the time to the next): wall time,
         // GC included where V8's sampler thread starved (bench/oracle_compare.js)
-        const byTime = compareProfiles(ours, profileShares(r.profile, win.startUs, win.endUs, { byTime: true }));
-        const worst = cmp.functions.slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
+        const v8ByTime = profileShares(r.profile, win.startUs, win.endUs, { byTime: true });
+        const byTime = compareProfiles(ours, v8ByTime);
+        // against V8's profile with its GC bucket from the process's own clock of its collections
+        // (bench/real/lib/gc_clock.js), as a share of the window's busy time (V8's (idle) left out)
+        const busyUs = (win.endUs - win.startUs) * (v8ByTime.n + v8ByTime.leftOut ? v8ByTime.n / (v8ByTime.n + v8ByTime.leftOut) : 1);
+        const gc = { ours: share(ours, GC), v8: share(v8, GC), clock: busyUs > 0 ? Math.min(1, gcClockUs(r.gcs, win.startUs, win.endUs) / busyUs) : 0 };
+        const byClock = compareProfiles(ours, withGcShare(v8, gc.clock));
+        const worst = byClock.functions.filter((f) => f.key !== GC).slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
         console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.samples).padStart(9)}${String(v8.samples).padStart(8)}` +
-          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${cmp.ratioBoth.toFixed(2).padStart(6)}${byTime.ratio.toFixed(2).padStart(8)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
+          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${cmp.ratioBoth.toFixed(2).padStart(6)}${byTime.ratio.toFixed(2).padStart(8)}` +
+          `${pct(gc.ours).padStart(11)}${pct(gc.v8).padStart(6)}${pct(gc.clock).padStart(7)}${byClock.ratio.toFixed(2).padStart(10)}${byClock.ratioBoth.toFixed(2).padStart(6)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
         results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
           v8walkSamples: ours.samples, v8Samples: v8.samples, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio,
           perfectBoth: cmp.perfectBoth, ratioBoth: cmp.ratioBoth,
-          ratioByV8Time: byTime.ratio, functions: cmp.functions.slice(0, 40) });
+          ratioByV8Time: byTime.ratio, gcShares: gc, ratioGcClock: byClock.ratio, ratioBothGcClock: byClock.ratioBoth, functions: cmp.functions.slice(0, 40) });
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -140,6 +157,9 @@ async function main() {
     'by time: the ratio against V8\'s self time instead of its sample counts (each sample weighing the time to its next, as DevTools computes it): ' +
     'V8\'s sampler thread starves while the collector\'s threads hold the CPUs, so its counts under-charge GC against the wall clock; v8walk samples running threads (eBPF: on-CPU time), ' +
     'so a main thread that waits for the collector\'s helpers is GC by time but not for v8walk. ' +
+    'GC: the share of the window\'s samples in "(garbage collector)" for v8walk and V8, and by the process\'s own clock (the time inside the collections ' +
+    'it reports through perf_hooks, prologue to epilogue on the main thread, ÷ the time V8 did not find it idle); clk ratio / both: the ratio and both ' +
+    'against V8\'s profile with its GC share replaced by the clock\'s (V8\'s other functions scaled to the rest). ' +
     'V8 native: the share of V8\'s samples in builtins and native callbacks, charged here to their JS caller on both sides.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify({ node: version, windowS: WINDOW_S, results }, null, 1));

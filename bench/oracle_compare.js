@@ -24,6 +24,7 @@
 
 const REGEXP = '(regexp)';
 const PROGRAM = '(program)';
+const GC = '(garbage collector)';
 const IDLE = '(idle)';
 const LEFT_OUT = new Set([IDLE, '(root)']);
 
@@ -68,20 +69,41 @@ function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime 
     if (!names.has(key)) names.set(key, key === PROGRAM ? PROGRAM : byId.get(id).callFrame.functionName || '(anonymous)');
   }
   const counts = new Map();
-  let n = 0, samples = 0, nativeWeight = 0, t = profile.startTime;
+  let n = 0, samples = 0, nativeWeight = 0, leftOut = 0, t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i];
     if (t < startUs || t > endUs) continue;
     const key = keyOf.get(profile.samples[i]);
-    if (LEFT_OUT.has(key)) continue;
     const next = i + 1 < profile.samples.length ? profile.timeDeltas[i + 1] : Math.max(0, profile.endTime - t);
     const w = byTime ? Math.max(0, next) : 1;
+    if (LEFT_OUT.has(key)) { leftOut += w; continue; }
     counts.set(key, (counts.get(key) || 0) + w);
     n += w;
     samples++;
     if (native.has(profile.samples[i])) nativeWeight += w;
   }
-  return { n, samples, counts, names, nativeShare: n ? nativeWeight / n : 0 };
+  return { n, samples, counts, names, nativeShare: n ? nativeWeight / n : 0, leftOut };
+}
+
+// µs of [startUs, endUs] inside the process's own garbage collections (bench/real/lib/gc_clock.js:
+// [start µs, duration µs] per collection, CLOCK_MONOTONIC).
+function gcClockUs(gcs, startUs, endUs) {
+  let us = 0;
+  for (const [s, d] of gcs) us += Math.max(0, Math.min(s + d, endUs) - Math.max(s, startUs));
+  return us;
+}
+
+// V8's shares (profileShares) with the GC bucket set to gcShare and every other bucket scaled to
+// the rest: V8's distribution among what is not GC, its GC from the process's own clock.
+function withGcShare(v8, gcShare) {
+  const g = v8.n ? (v8.counts.get(GC) || 0) / v8.n : 0;
+  const scale = g < 1 ? (1 - gcShare) / (1 - g) : 0;
+  const counts = new Map();
+  for (const [k, w] of v8.counts) counts.set(k, k === GC ? 0 : (v8.n ? w / v8.n : 0) * scale);
+  counts.set(GC, gcShare);
+  const names = new Map(v8.names);
+  names.set(GC, GC);
+  return { ...v8, n: 1, counts, names };
 }
 
 // A deterministic generator for the perfect sampler's draws.
@@ -173,4 +195,4 @@ function compareProfiles(ours, v8) {
     ratioBoth: both ? overlap / both : 0, functions };
 }
 
-module.exports = { profileShares, profileKey, compareProfiles, perfectAt, perfectBoth };
+module.exports = { profileShares, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, GC };
