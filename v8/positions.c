@@ -353,6 +353,26 @@ static int optimized(struct positions *p, const struct v8_heap *h, const struct 
 	return n > 0 ? n : 1;
 }
 
+int positions_frameless_code(struct positions *p, const struct v8_heap *h, uint64_t pc,
+			     uint64_t frame_function, struct js_position *out, int max)
+{
+	uint64_t frame_sfi = 0;
+	if (max <= 0 || (frame_function && !v8_field(h, frame_function, h->L->v[L_JSFUNC_SHARED], &frame_sfi)))
+		return 0;
+	struct code_site cs = {.pc = pc};
+	uint64_t hint = frame_function ? function_code_hint(h, frame_function) : 0;
+	if (!code_find(&p->codes, h, pc, hint, &cs.c) || (cs.c.tier != CT_MAGLEV && cs.c.tier != CT_TURBOFAN))
+		return 0;
+	uint64_t outer = decoded_code(p, h, &cs.c)->inl.outer;
+	if (!outer || outer == frame_sfi)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->sfi = outer;
+	out->script_offset = -1;
+	out->source = POS_FUNCTION_START;
+	return optimized(p, h, &cs, out, max);
+}
+
 int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
 		       const struct js_site *site, struct js_position *out, int max)
 {

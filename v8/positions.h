@@ -103,6 +103,14 @@ void positions_free(struct positions *p);
 int js_frame_positions(struct positions *p, const struct v8_heap *h, const struct v8_frame *vf,
 		       const struct js_site *site, struct js_position *out, int max);
 
+/* Positions at a top frame's pc in optimized code that is not the code of the frame at fp (whose
+ * function is frame_function; 0 for a frame that is not a JS function's): the pc is in a
+ * function's prologue before it built its frame, or in its epilogue after it tore it down (the
+ * bailout check, push rbp / mov rbp, rsp; the argument drop and ret), so fp is still its caller's.
+ * Innermost first, as js_frame_positions; 0 when pc is in no optimized code or in the frame's own. */
+int positions_frameless_code(struct positions *p, const struct v8_heap *h, uint64_t pc,
+			     uint64_t frame_function, struct js_position *out, int max);
+
 /* The SharedFunctionInfos inlined at pc (pc - 1 for a return address) in the optimized code that
  * holds it, as decoded for an earlier sample (no read of the target; 0 when that pc was not seen
  * in optimized code): what a batched copy before the decode can include. Returns the count

@@ -107,6 +107,30 @@ static void describe_js(struct stackwalk *sw, const struct v8_heap *h, const str
 	f->script = s ? s->addr : 0;
 }
 
+/* One JS frame at position pos of function fn: its own, named with the receiver of the frame vf,
+ * or (vf NULL) one with no receiver on the stack (an inlined function). NULL when out is full. */
+static struct frame *emit_function(struct stackwalk *sw, const struct v8_heap *h,
+				   const struct js_position *pos, const struct v8_function *fn,
+				   const struct v8_frame *vf, const struct raw_frame *rf,
+				   struct frame *out, int *n, int max)
+{
+	struct frame *f = push(out, n, max, pos->inlined ? FK_JS_INLINED : FK_JS, rf->pc);
+	if (!f)
+		return NULL;
+	/* class constructors cannot be called without `new`; optimized callers may construct
+	 * without a Construct frame in between */
+	struct callsite cs = {.fn = fn};
+	cs.constructor = function_flag(h->L, fn, L_SFI_CLASS_CTOR_BIT);
+	if (vf) {
+		cs.function = vf->function;
+		cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
+		cs.constructor |= called_as_constructor(h, rf->fp);
+	}
+	describe_js(sw, h, &cs, pos->script_offset, f);
+	f->tier = (uint8_t)(fn->has_script ? pos->tier : TIER_BUILTIN);
+	return f;
+}
+
 /* One frame per function the JS frame is executing: inlined ones first, then its own. The frame's
  * own function is named with its receiver; inlined ones have no receiver on the stack. */
 static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
@@ -135,23 +159,49 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 			emitted++;
 			continue;
 		}
-		struct frame *f = push(out, n, max, pos[i].inlined ? FK_JS_INLINED : FK_JS, rf->pc);
-		if (!f)
+		if (!emit_function(sw, h, &pos[i], fn, pos[i].inlined ? NULL : vf, rf, out, n, max))
 			break;
 		emitted++;
-		/* class constructors cannot be called without `new`; optimized callers may construct
-		 * without a Construct frame in between */
-		struct callsite cs = {.fn = fn};
-		cs.constructor = function_flag(h->L, fn, L_SFI_CLASS_CTOR_BIT);
-		if (!pos[i].inlined) {
-			cs.function = vf->function;
-			cs.receiver_known = rf->fp_ok && mem_read_u64(h->mem, rf->fp + (int64_t)h->L->v[L_FP_ARGS], &cs.receiver);
-			cs.constructor |= called_as_constructor(h, rf->fp);
-		}
-		describe_js(sw, h, &cs, pos[i].script_offset, f);
-		f->tier = (uint8_t)(fn->has_script ? pos[i].tier : TIER_BUILTIN);
 	}
 	return emitted;
+}
+
+/* The frames of a top pc in optimized code that runs without its frame (a prologue, an epilogue:
+ * positions_frameless_code), named as inlined functions are, without a receiver; the count. */
+static int emit_frameless_code(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
+			       const struct raw_frame *rf, struct frame *out, int *n, int max)
+{
+	struct js_position pos[64];
+	int np = positions_frameless_code(&sw->positions, h, rf->pc, vf->kind == VF_JS ? vf->function : 0, pos, 64);
+	int emitted = 0;
+	for (int i = 0; i < np; i++) {
+		const struct v8_function *fn = function_of_sfi(&sw->funcs, h, pos[i].sfi);
+		if (!fn)
+			continue;
+		if (!emit_function(sw, h, &pos[i], fn, NULL, rf, out, n, max))
+			break;
+		emitted++;
+	}
+	return emitted;
+}
+
+/* The builtin whose return address is nearest above sp: the caller a function still in its
+ * prologue (or already in its epilogue) returns to, when the frame at fp is that builtin's. */
+static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, struct frame *out,
+				  int *n, int max)
+{
+	uint64_t words[4];
+	if (!mem_read(mem, sp, words, sizeof(words)))
+		return false;
+	for (int i = 0; i < 4; i++) {
+		struct pc_info pi;
+		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
+		if (pi.cls == PC_BUILTIN && pi.builtin) {
+			emit_builtin(sw, &pi, words[i], out, n, max);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* V8's async frames after the outermost JS frame, as Error.stack lists them. */
@@ -226,6 +276,22 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
+	/* a pc in optimized code the frame at fp does not run: a function in its prologue or
+	 * epilogue, its caller's frame still at fp (V8's profiler names the pc's function too, then
+	 * walks on from the caller of the frame at fp: --v8-self leaves that frame out) */
+	bool frameless_code = top && pi->cls == PC_JIT && vf.kind != VF_BAD &&
+			      emit_frameless_code(sw, h, &vf, rf, out, n, max) > 0;
+	if (frameless_code) {
+		st->js_frames++;
+		if (sw->v8_self)
+			return;
+		if (vf.kind != VF_JS) {
+			if (!emit_builtin_above_sp(sw, h->mem, rf->sp, out, n, max) && vf.kind == VF_TYPED)
+				emit_typed(sw, vf.type, rf->pc, out, n, max);
+			return;
+		}
+	}
+	bool frameless = frameless_builtin || frameless_code;
 	if (vf.kind == VF_JS && sw->v8_self && top && is_builtin && !pi->bytecode_handler) {
 		/* --v8-self: V8's SafeStackFrameIterator (src/execution/frames.cc) starts at the caller
 		 * of the frame at fp, so the JS frame a frameless builtin runs on is not in V8's sample
@@ -241,8 +307,8 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		struct js_site site = {
 		    .pc = rf->pc,
 		    .top = top,
-		    .pc_in_frame = !frameless_builtin,
-		    .pc_in_jit = pi->cls == PC_JIT,
+		    .pc_in_frame = !frameless,
+		    .pc_in_jit = pi->cls == PC_JIT && !frameless_code,
 		    .in_handler = top && is_builtin && pi->bytecode_handler,
 		    .regs = regs,
 		    .ret_candidates = cand,
@@ -253,7 +319,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 			return;
 		}
 		st->bad_v8++;
-		if (!frameless_builtin) {
+		if (!frameless) {
 			if (is_builtin)
 				emit_builtin(sw, pi, rf->pc, out, n, max);
 			else if (push(out, n, max, FK_UNKNOWN, rf->pc))

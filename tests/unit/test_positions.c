@@ -433,19 +433,27 @@ Test(positions, code_scan_needs_a_matching_back_pointer)
 
 /* --- an optimized frame end to end, and what a batch copies before its decode ----------------- */
 
-Test(positions, optimized_frame_expands_and_inlined_at_names_only_the_pcs_chain)
+/* TurboFan code of `outer` that inlined a, which inlined b; code offsets: [0,100) the outer
+ * function, [100,200) b (inlined in a), [200,300) a, then the outer function again. Returns the
+ * Code; *start is its first instruction. */
+static uint64_t code_with_inlining(uint64_t *start, uint64_t outer, uint64_t a, uint64_t b)
 {
-	uint64_t start, outer = sfi(), a = sfi(), b = sfi();
-	uint64_t code = make_code(&start, fh.L.v[L_CODEKIND_TURBOFAN], 600);
+	uint64_t code = make_code(start, fh.L.v[L_CODEKIND_TURBOFAN], 600);
 	set_item(L_SPT_FORMAT, SPT_SIGNED);
-	/* code offsets: [0,100) the outer function, [100,200) b (inlined in a), [200,300) a, then the
-	 * outer function again */
 	const struct entry e[] = {{0, srcpos(77, -1), true}, {100, srcpos(42, 1), true},
 				  {200, srcpos(10, 0), true}, {300, srcpos(80, -1), true}};
 	struct bytes t;
 	encode(&t, SPT_SIGNED, e, 4);
 	fh_set(&fh, code, fh.L.v[L_CODE_SPT], byte_array(t.b, t.n));
 	fh_set(&fh, code, fh.L.v[L_CODE_DEOPT_DATA], deopt_data(outer, a, b, false));
+	return code;
+}
+
+Test(positions, optimized_frame_expands_and_inlined_at_names_only_the_pcs_chain)
+{
+	uint64_t start, outer = sfi(), a = sfi(), b = sfi();
+	uint64_t code = code_with_inlining(&start, outer, a, b);
+	struct bytes t;
 	uint64_t fn = fh_obj(&fh, FT_JSFUNCTION, 64);
 	fh_set(&fh, fn, 24, outer);
 	struct positions p;
@@ -487,6 +495,38 @@ Test(positions, optimized_frame_expands_and_inlined_at_names_only_the_pcs_chain)
 	cr_assert_eq(out[0].sfi, a);
 	cr_assert_eq(positions_inlined_at(&p, &fh.L, start + 150, sfis, 32), 1);
 	cr_assert_eq(sfis[0], a);
+	positions_free(&p);
+}
+
+/* A pc in optimized code whose frame is not at fp (a prologue before the frame is built, an
+ * epilogue after it is torn down): the code's own functions at that pc, unless the frame at fp is
+ * the code's. */
+Test(positions, frameless_code_is_named_from_the_pcs_code)
+{
+	uint64_t start, outer = sfi(), a = sfi(), b = sfi(), caller = sfi();
+	code_with_inlining(&start, outer, a, b);
+	uint64_t own = fh_obj(&fh, FT_JSFUNCTION, 64), other = fh_obj(&fh, FT_JSFUNCTION, 64);
+	fh_set(&fh, own, 24, outer);
+	fh_set(&fh, other, 24, caller);
+	struct positions p;
+	positions_init(&p);
+	struct js_position out[8];
+	/* in its prologue: the caller's JS frame at fp */
+	cr_assert_eq(positions_frameless_code(&p, &fh.h, start + 4, other, out, 8), 1);
+	cr_assert_eq(out[0].sfi, outer);
+	cr_assert_not(out[0].inlined);
+	cr_assert_eq(out[0].tier, TIER_TURBOFAN);
+	cr_assert_eq(out[0].script_offset, 77);
+	/* at an inlined function's code, under a typed frame (a builtin's that called it) */
+	cr_assert_eq(positions_frameless_code(&p, &fh.h, start + 150, 0, out, 8), 3, "b, a, outer");
+	cr_assert_eq(out[0].sfi, b);
+	cr_assert(out[0].inlined);
+	cr_assert_eq(out[2].sfi, outer);
+	/* the frame at fp is the code's own function's: not frameless */
+	cr_assert_eq(positions_frameless_code(&p, &fh.h, start + 4, own, out, 8), 0);
+	/* a pc in no code, and no room */
+	cr_assert_eq(positions_frameless_code(&p, &fh.h, start + 4000, other, out, 8), 0);
+	cr_assert_eq(positions_frameless_code(&p, &fh.h, start + 4, other, out, 0), 0);
 	positions_free(&p);
 }
 
