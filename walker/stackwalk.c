@@ -166,11 +166,29 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 	return emitted;
 }
 
+/* Is the top of the stack what a function's prologue or epilogue leaves there: its return address
+ * into V8 code at sp (before it pushed its caller's frame pointer, or after it popped it), or that
+ * frame pointer at sp and the return address above it? (A pc deep in a function's body has its own
+ * frame's slots at sp: without this, a pc that a code cache maps to a dead function's code would
+ * be taken for that function's prologue.) */
+static bool return_address_at_sp(struct stackwalk *sw, struct memsrc *mem, const struct raw_frame *rf)
+{
+	uint64_t w[2];
+	if (!mem_read(mem, rf->sp, w, sizeof(w)))
+		return false;
+	uint64_t ret = w[0] == rf->fp ? w[1] : w[0];
+	struct pc_info pi;
+	v8_classify_pc(sw->rt, sw->as, ret - 1, &pi);
+	return pi.cls == PC_JIT || pi.cls == PC_BUILTIN;
+}
+
 /* The frames of a top pc in optimized code that runs without its frame (a prologue, an epilogue:
  * positions_frameless_code), named as inlined functions are, without a receiver; the count. */
 static int emit_frameless_code(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
 			       const struct raw_frame *rf, struct frame *out, int *n, int max)
 {
+	if (!return_address_at_sp(sw, h->mem, rf))
+		return 0;
 	struct js_position pos[64];
 	int np = positions_frameless_code(&sw->positions, h, rf->pc, vf->kind == VF_JS ? vf->function : 0, pos, 64);
 	int emitted = 0;
