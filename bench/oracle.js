@@ -166,4 +166,5 @@ async function main() {
   console.log(`written: ${path.relative(process.cwd(), OUT)}`);
 }
 
-if (require.main === module) main().catch((e) => { console.error(`oracle: ${e.stack || e.message}`); process.exit(1); });
+// (exits when done: the load generator of a server workload may still be retrying its dead server)
+if (require.main === module) main().then(() => process.exit(0), (e) => { console.error(`oracle: ${e.stack || e.message}`); process.exit(1); });

@@ -259,9 +259,30 @@ static int wait_fd(void *ctx)
 
 static void start(void *ctx, uint64_t now, uint64_t end)
 {
-	(void)end;
 	struct bpf_backend *b = ctx;
 	b->start_ns = b->last_check_ns = b->last_scan_ns = now;
+	b->half_ns = end ? now + (end - now) / 2 : 0;
+}
+
+/* The counters now: the target's memory read by every process's walker, v8walk's CPU. */
+static void mark(struct bpf_backend *b, struct bpf_mark *m)
+{
+	unsigned long reads = 0;
+	for (size_t i = 0; i < b->procs.n; i++)
+		if (b->procs.v[i]->open)
+			reads += b->procs.v[i]->walker.live.reads;
+	*m = (struct bpf_mark){.taken = true, .time_ns = now_ns(), .cpu_ns = own_cpu_ns(),
+			       .samples = b->samples, .reads = reads};
+}
+
+bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent)
+{
+	const struct bpf_mark *h = &b->half, *e = &b->fin;
+	if (!h->taken || !e->taken || e->samples <= h->samples || e->time_ns <= h->time_ns)
+		return false;
+	*reads_per_sample = (double)(e->reads - h->reads) / (double)(e->samples - h->samples);
+	*cpu_percent = 100.0 * (double)(e->cpu_ns - h->cpu_ns) / (double)(e->time_ns - h->time_ns);
+	return true;
 }
 
 static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
@@ -270,6 +291,8 @@ static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 	(void)fd_ready; /* the ring buffer is read either way (an exit can come without a record) */
 	bpf_sampler_consume(b->bs, CONSUME_SLICE_NS);
 	now = now_ns();
+	if (b->half_ns && !b->half.taken && now >= b->half_ns)
+		mark(b, &b->half);
 	if (now - b->last_check_ns >= HOUSEKEEPING_NS) {
 		check_exits(b);
 		b->last_check_ns = now;
@@ -294,6 +317,7 @@ static void end(void *ctx)
 		fprintf(stderr, "v8walk: the last records were left unnamed: naming them took over "
 				"%d s\n", FINAL_DRAIN_NS / 1000000000);
 	b->end_ns = now_ns();
+	mark(b, &b->fin);
 }
 
 static void stats(void *ctx, struct run_stats *out)

@@ -22,6 +22,13 @@
 
 enum { BPF_BACKEND_MAX_FRAMES = STACKWALK_MAX_FRAMES + V8W_KSTACK_MAX + 8 };
 
+/* The counters at one moment (the steady state is what the second half of a --duration added). */
+struct bpf_mark {
+	bool taken;
+	uint64_t time_ns, cpu_ns;
+	unsigned long samples, reads;
+};
+
 struct bpf_backend {
 	struct intern *strings;
 	sample_sink_fn sink;
@@ -45,6 +52,8 @@ struct bpf_backend {
 	uint64_t period_ns;     /* the sampling period: a waited record's samples are this apart */
 	uint64_t max_lag_ns;    /* from a sample to its walk (heap reads happen then) */
 	uint64_t start_ns, end_ns;
+	uint64_t half_ns;       /* halfway through --duration (0: no duration) */
+	struct bpf_mark half, fin; /* taken then, and when sampling ended: the steady state between */
 	uint64_t lost;          /* records lost to a full ring buffer, as the kernel counted them
 				 * when the sampler was closed */
 	struct u64map tids;     /* distinct (pid, tid) seen */
@@ -71,6 +80,9 @@ bool bpf_backend_sample_opened(struct bpf_backend *b);
 void bpf_backend_add_node_processes(struct bpf_backend *b);
 /* Launch mode: the held child, sampled once its execve shows node; returns 0 or -errno. */
 int bpf_backend_add_child(struct bpf_backend *b, pid_t pid);
+/* The steady state (the second half of a --duration): reads of the target per sample and
+ * v8walk's own CPU in %; false when the run had no duration or no samples in its second half. */
+bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent);
 /* Unload (if still loaded) and free everything. */
 void bpf_backend_free(struct bpf_backend *b);
 

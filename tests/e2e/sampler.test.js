@@ -288,3 +288,36 @@ test('a thread waiting for a CPU is sampled too: samples follow its runnable tim
   }
   assert.ok(await fx.ping(), fx.describe());
 });
+
+// utime + stime of a process in clock ticks (/proc/PID/stat fields 14 and 15, after the comm)
+function cpuTicks(pid) {
+  const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
+test('the summary\'s steady state (second half) is v8walk\'s own CPU as /proc counts it over that half', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const seconds = 8, hz = 999;
+  const { child, done, sampling } = h.startV8walk(['--pid', String(fx.pid), '--raw', '--rate', String(hz), '--duration', String(seconds), '-o', '/dev/null']);
+  await sampling;
+  // /proc read from a little after the half (v8walk marks it by its own clock, from a start a
+  // little before it said it was sampling) to a second before the end
+  const t0 = Date.now(), until = (ms) => h.sleep(Math.max(0, t0 + ms - Date.now()));
+  await until(seconds * 500 + 300);
+  const a = cpuTicks(child.pid), ta = process.hrtime.bigint();
+  await until(seconds * 1000 - 1000);
+  const b = cpuTicks(child.pid), tb = process.hrtime.bigint();
+  const r = await done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  const m = /steady state \(second half\): ([\d.]+) reads per sample.*v8walk CPU ([\d.]+)%/.exec(r.stderr);
+  assert.ok(m, `a steady-state line in the summary:\n${r.stderr}`);
+  const hzTicks = 100; // USER_HZ
+  const measured = (100 * (b - a) / hzTicks) / (Number(tb - ta) / 1e9);
+  const reported = Number(m[2]);
+  t.diagnostic(`${h.MODE}: reported ${reported}% over the second half, /proc ${measured.toFixed(1)}% over ${(Number(tb - ta) / 1e9).toFixed(1)} s of it; ${m[1]} reads per sample`);
+  // a clock tick is 10 ms: over ~2.8 s that is 0.36 % of a CPU per tick of error on each reading
+  assert.ok(Math.abs(reported - measured) <= Math.max(2, 0.25 * measured), `reported ${reported}%, /proc says ${measured.toFixed(1)}%`);
+  assert.ok(measured > 0.5, `v8walk at ${hz} Hz uses some CPU: /proc says ${measured.toFixed(1)}%`);
+});
