@@ -46,8 +46,7 @@ static void print_bpf_summary(struct bpf_run *r)
 	print_run_summary(stderr, &st);
 	double reads, cpu;
 	if (bpf_backend_steady(&r->b, &reads, &cpu))
-		fprintf(stderr, "v8walk: steady state (second half): %.1f reads per sample; v8walk CPU "
-				"%.1f%%\n", reads, cpu);
+		print_steady_state(stderr, reads, -1, cpu);
 	if (st.missed)
 		fprintf_text(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
 				"lower --rate\n", st.missed);

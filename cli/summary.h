@@ -17,6 +17,10 @@ void print_run_summary(FILE *out, const struct run_stats *st);
 /* V8WALK_STATS=1, before that line: how the ptrace sampler's caches behaved, where a stop's time
  * went (for tuning the cost of a sample). */
 void print_ptrace_cache_stats(FILE *out, const struct sampler *s);
+/* The steady state (the second half of a --duration), after that line, as both samplers say it
+ * (benchmarks parse it): reads of the target per sample, per stop while stopped (stopped_reads < 0:
+ * a sampler that never stops the target), v8walk's own CPU in %. */
+void print_steady_state(FILE *out, double reads_per_sample, double stopped_reads, double cpu_percent);
 /* What only the ptrace sampler says after that line: the steady state, samples a GC invalidated,
  * a schedule it could not keep, the target's exit. */
 void print_ptrace_notes(FILE *out, const struct sampler *s);

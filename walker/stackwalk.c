@@ -203,25 +203,6 @@ static int emit_frameless_code(struct stackwalk *sw, const struct v8_heap *h, co
 	return emitted;
 }
 
-/* The builtin whose return address is nearest above sp: the caller a function still in its
- * prologue (or already in its epilogue) returns to, when the frame at fp is that builtin's. */
-static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, struct frame *out,
-				  int *n, int max)
-{
-	uint64_t words[4];
-	if (!mem_read(mem, sp, words, sizeof(words)))
-		return false;
-	for (int i = 0; i < 4; i++) {
-		struct pc_info pi;
-		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
-		if (pi.cls == PC_BUILTIN && pi.builtin) {
-			emit_builtin(sw, &pi, words[i], out, n, max);
-			return true;
-		}
-	}
-	return false;
-}
-
 /* V8's async frames after the outermost JS frame, as Error.stack lists them. */
 static void append_async(struct stackwalk *sw, const struct v8_heap *h, struct frame *out, int *n,
 			 int max)
@@ -266,22 +247,41 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 		f->name = intern_str(sw->strings, buf);
 }
 
-/* Return addresses into JIT code just above the stack pointer: where the caller of a frameless
- * builtin (or of a function still in its prologue) left its own. */
-static int jit_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, uint64_t *out,
-			      int max)
+/* Of the nwords (at most 8) words just above the stack pointer, those that are return addresses into
+ * code of class cls, nearest first: where the caller of a frameless builtin (or of a function still
+ * in its prologue) left its own. */
+static int code_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, int nwords,
+			       enum pc_class cls, uint64_t *out, int max)
 {
 	uint64_t words[8];
 	int n = 0;
-	if (!mem_read(mem, sp, words, sizeof(words)))
+	if (nwords > 8 || !mem_read(mem, sp, words, sizeof(words[0]) * (size_t)nwords))
 		return 0;
-	for (int i = 0; i < 8 && n < max; i++) {
+	for (int i = 0; i < nwords && n < max; i++) {
 		struct pc_info pi;
 		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
-		if (pi.cls == PC_JIT)
+		if (pi.cls == cls)
 			out[n++] = words[i];
 	}
 	return n;
+}
+
+/* The builtin whose return address is nearest above sp: the caller a function still in its
+ * prologue (or already in its epilogue) returns to, when the frame at fp is that builtin's. */
+static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, struct frame *out,
+				  int *n, int max)
+{
+	uint64_t ret[4];
+	int nret = code_words_above_sp(sw, mem, sp, 4, PC_BUILTIN, ret, 4);
+	for (int i = 0; i < nret; i++) {
+		struct pc_info pi;
+		v8_classify_pc(sw->rt, sw->as, ret[i] - 1, &pi);
+		if (pi.builtin) {
+			emit_builtin(sw, &pi, ret[i], out, n, max);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* One raw frame in V8 code (JIT, builtins) or unmapped code reached by the frame-pointer chain. */
@@ -330,7 +330,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		    .in_handler = top && is_builtin && pi->bytecode_handler,
 		    .regs = regs,
 		    .ret_candidates = cand,
-		    .ncandidates = top ? jit_words_above_sp(sw, h->mem, rf->sp, cand, 8) : 0,
+		    .ncandidates = top ? code_words_above_sp(sw, h->mem, rf->sp, 8, PC_JIT, cand, 8) : 0,
 		};
 		if (emit_js(sw, h, &vf, &site, rf, pi, out, n, max) > 0) {
 			st->js_frames++;
