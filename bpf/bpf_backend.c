@@ -48,7 +48,9 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		r->max_lag_ns = now - rec->time_ns;
 	int nk = kernel_frames(r, rec, r->frames, BPF_BACKEND_MAX_FRAMES);
 	struct walk_stats ws;
+	unsigned long reads_before = p->walker.live.reads;
 	int n = sample_walk(&p->walker, rec, mem, mem_len, r->frames + nk, STACKWALK_MAX_FRAMES, &ws);
+	r->reads += p->walker.live.reads - reads_before;
 	if (n < 0) {
 		r->malformed++;
 		return;
@@ -264,15 +266,11 @@ static void start(void *ctx, uint64_t now, uint64_t end)
 	b->half_ns = end ? now + (end - now) / 2 : 0;
 }
 
-/* The counters now: the target's memory read by every process's walker, v8walk's CPU. */
+/* The counters now. */
 static void mark(struct bpf_backend *b, struct bpf_mark *m)
 {
-	unsigned long reads = 0;
-	for (size_t i = 0; i < b->procs.n; i++)
-		if (b->procs.v[i]->open)
-			reads += b->procs.v[i]->walker.live.reads;
 	*m = (struct bpf_mark){.taken = true, .time_ns = now_ns(), .cpu_ns = own_cpu_ns(),
-			       .samples = b->samples, .reads = reads};
+			       .samples = b->samples, .reads = b->reads};
 }
 
 bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent)
