@@ -38,7 +38,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { chosen } = require('./real/workloads');
 const { run } = require('./real/lib/run');
-const { compareProfiles, profileShares, gcClockUs, withGcShare, GC } = require('./oracle_compare');
+const { compareProfiles, profileShares, gcClockUs, withGcShare, shareOf, GC } = require('./oracle_compare');
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
@@ -103,7 +103,6 @@ async function oracleRun(w, configs, dir) {
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-const share = (s, key) => (s.n ? (s.counts.get(key) || 0) / s.n : 0);
 
 async function main() {
   const workloads = chosen(process.argv);
@@ -134,7 +133,7 @@ async function main() {
         // against V8's profile with its GC bucket from the process's own clock of its collections
         // (bench/real/lib/gc_clock.js), as a share of the window's busy time (V8's (idle) left out)
         const busyUs = (win.endUs - win.startUs) * (v8ByTime.n + v8ByTime.leftOut ? v8ByTime.n / (v8ByTime.n + v8ByTime.leftOut) : 1);
-        const gc = { ours: share(ours, GC), v8: share(v8, GC), clock: busyUs > 0 ? Math.min(1, gcClockUs(r.gcs, win.startUs, win.endUs) / busyUs) : 0 };
+        const gc = { ours: shareOf(ours, GC), v8: shareOf(v8, GC), clock: busyUs > 0 ? Math.min(1, gcClockUs(r.gcs, win.startUs, win.endUs) / busyUs) : 0 };
         const byClock = compareProfiles(ours, withGcShare(v8, gc.clock));
         const worst = byClock.functions.filter((f) => f.key !== GC).slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
         console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.samples).padStart(9)}${String(v8.samples).padStart(8)}` +

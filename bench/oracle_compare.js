@@ -85,6 +85,9 @@ function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime 
   return { n, samples, counts, names, nativeShare: n ? nativeWeight / n : 0, leftOut };
 }
 
+// The share of key in shares s (profileShares): its weight ÷ the window's.
+const shareOf = (s, key) => (s.n ? (s.counts.get(key) || 0) / s.n : 0);
+
 // µs of [startUs, endUs] inside the process's own garbage collections (bench/real/lib/gc_clock.js:
 // [start µs, duration µs] per collection, CLOCK_MONOTONIC).
 function gcClockUs(gcs, startUs, endUs) {
@@ -96,10 +99,10 @@ function gcClockUs(gcs, startUs, endUs) {
 // V8's shares (profileShares) with the GC bucket set to gcShare and every other bucket scaled to
 // the rest: V8's distribution among what is not GC, its GC from the process's own clock.
 function withGcShare(v8, gcShare) {
-  const g = v8.n ? (v8.counts.get(GC) || 0) / v8.n : 0;
+  const g = shareOf(v8, GC);
   const scale = g < 1 ? (1 - gcShare) / (1 - g) : 0;
   const counts = new Map();
-  for (const [k, w] of v8.counts) counts.set(k, k === GC ? 0 : (v8.n ? w / v8.n : 0) * scale);
+  for (const [k] of v8.counts) counts.set(k, k === GC ? 0 : shareOf(v8, k) * scale);
   counts.set(GC, gcShare);
   const names = new Map(v8.names);
   names.set(GC, GC);
@@ -176,7 +179,7 @@ function perfectBoth(p, n, m, draws = 200) {
 // {overlap, perfect, ratio, perfectBoth, ratioBoth, functions: [{key, name, ours, v8, diff}] by
 // |diff|, largest first}.
 function compareProfiles(ours, v8) {
-  const share = (s) => new Map([...s.counts].map(([k, v]) => [k, s.n ? v / s.n : 0]));
+  const share = (s) => new Map([...s.counts.keys()].map((k) => [k, shareOf(s, k)]));
   const a = share(ours), b = share(v8);
   const keys = new Set([...a.keys(), ...b.keys()]);
   let overlap = 0;
@@ -195,4 +198,4 @@ function compareProfiles(ours, v8) {
     ratioBoth: both ? overlap / both : 0, functions };
 }
 
-module.exports = { profileShares, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, GC };
+module.exports = { profileShares, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, shareOf, GC };

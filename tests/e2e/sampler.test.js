@@ -289,12 +289,6 @@ test('a thread waiting for a CPU is sampled too: samples follow its runnable tim
   assert.ok(await fx.ping(), fx.describe());
 });
 
-// utime + stime of a process in clock ticks (/proc/PID/stat fields 14 and 15, after the comm)
-function cpuTicks(pid) {
-  const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
-}
 
 test('the summary\'s steady state (second half) is v8walk\'s own CPU as /proc counts it over that half', async (t) => {
   const fx = await h.startFixture('chain.js');
@@ -306,9 +300,9 @@ test('the summary\'s steady state (second half) is v8walk\'s own CPU as /proc co
   // little before it said it was sampling) to a second before the end
   const t0 = Date.now(), until = (ms) => h.sleep(Math.max(0, t0 + ms - Date.now()));
   await until(seconds * 500 + 300);
-  const a = cpuTicks(child.pid), ta = process.hrtime.bigint();
+  const a = h.cpuTicks(child.pid), ta = process.hrtime.bigint();
   await until(seconds * 1000 - 1000);
-  const b = cpuTicks(child.pid), tb = process.hrtime.bigint();
+  const b = h.cpuTicks(child.pid), tb = process.hrtime.bigint();
   const r = await done;
   assert.strictEqual(r.code, 0, r.stderr);
   const m = /steady state \(second half\): ([\d.]+) reads per sample.*v8walk CPU ([\d.]+)%/.exec(r.stderr);
