@@ -154,8 +154,8 @@ async function main() {
     'at 999 Hz v8walk takes as many samples as V8 and V8\'s own noise weighs as much as a perfect sampler\'s, which perfect@n leaves out). ' +
 
     'by time: the ratio against V8\'s self time instead of its sample counts (each sample weighing the time to its next, as DevTools computes it): ' +
-    'V8\'s sampler thread starves while the collector\'s threads hold the CPUs, so its counts under-charge GC against the wall clock; v8walk samples running threads (eBPF: on-CPU time), ' +
-    'so a main thread that waits for the collector\'s helpers is GC by time but not for v8walk. ' +
+    'V8\'s sampler thread starves while the collector\'s threads hold the CPUs, so its counts under-charge GC against the wall clock; v8walk samples ' +
+    'running threads, threads waiting for a CPU and a main thread asleep inside a collection, as the wall clock passes. ' +
     'GC: the share of the window\'s samples in "(garbage collector)" for v8walk and V8, and by the process\'s own clock (the time inside the collections ' +
     'it reports through perf_hooks, prologue to epilogue on the main thread, ÷ the time V8 did not find it idle); clk ratio / both: the ratio and both ' +
     'against V8\'s profile with its GC share replaced by the clock\'s (V8\'s other functions scaled to the rest). ' +

@@ -10,6 +10,7 @@
 #include "../util/clock.h"
 #include "../util/proc_status.h"
 #include "../util/text_escape.h"
+#include "../walker/gc_frames.h"
 
 enum {
 	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
@@ -56,6 +57,10 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		return;
 	}
 	stackwalk_name_natives(&p->sw, r->frames + nk, n);
+	/* a main thread's sleep counts only inside a collection (waiting for the GC's helpers) */
+	bool slept = (rec->flags & V8W_F_SLEPT) && (rec->flags & V8W_F_WAITED);
+	if (slept && !frames_in_gc(r->strings, r->frames + nk, n))
+		return;
 	bool complete = ws.end == UNWIND_COMPLETE;
 	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
 			    .process_name = p->name,
@@ -67,7 +72,10 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	unsigned long weight = 1;
 	if (rec->flags & V8W_F_WAITED) {
 		weight = rec->weight < 1 ? 1 : rec->weight > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : rec->weight;
-		r->waited += weight;
+		if (slept)
+			r->gc_slept += weight;
+		else
+			r->waited += weight;
 	}
 	for (unsigned long k = 0; k < weight; k++) {
 		sm.time_ns = rec->time_ns + k * r->period_ns;
@@ -331,6 +339,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .truncated = b->truncated, .malformed = b->malformed,
 				  .missed = (unsigned long)lost, .missed_as = "lost",
 				  .waited = b->waited,
+				  .gc_slept = b->gc_slept,
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
 				  .end_ns = b->end_ns};

@@ -49,6 +49,7 @@ struct bpf_backend {
 	unsigned long samples, dropped, truncated, no_js, malformed;
 	unsigned long too_deep; /* truncated where the kernel's record was full */
 	unsigned long waited;   /* samples of threads waiting for a CPU (V8W_F_WAITED weights) */
+	unsigned long gc_slept; /* samples of a main thread asleep inside a GC (V8W_F_SLEPT) */
 	unsigned long reads;    /* reads of the targets' memory by the walks (a process's own count
 				 * starts again when it is opened again after an exec) */
 	uint64_t period_ns;     /* the sampling period: a waited record's samples are this apart */

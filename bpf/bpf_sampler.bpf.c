@@ -7,13 +7,17 @@
  * while it runs: at sched_switch, a target thread switched out still runnable (preempted) has the
  * same capture kept under its tid, and when it runs again the time it waited goes out as that
  * record, weighted by the sampling periods it spans (ptrace and V8's own profiler count that
- * time). No target thread is ever stopped. Two tracepoints report execve and the exit of a
+ * time). A main thread that goes to sleep anywhere but in its event loop's epoll wait is kept the
+ * same way, flagged: user space counts that time only where the stack is inside V8's collector (the
+ * main thread waiting for its helpers, which V8's profiler and the GC's own clock count as GC).
+ * No target thread is ever stopped. Two tracepoints report execve and the exit of a
  * target. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "../util/loop_wait.h"
 #include "sample_record.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -238,7 +242,7 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 	rec->fp_end = 0;
 	rec->weight = 1;
 	rec->reserved = 0;
-	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	BPF_CORE_READ_STR_INTO(&rec->comm, task, comm);
 	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
 		return false;
 	rec->fs_base = BPF_CORE_READ(task, thread.fsbase);
@@ -298,12 +302,12 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 }
 
 /* A target thread switched out still runnable (preempted: it waits for a CPU, and cpu-clock
- * ticks do not see it): its stack is kept under its tid, in the kernel, until it runs again. */
-static __always_inline void park(struct task_struct *prev, __u64 now)
+ * ticks do not see it), or a main thread gone to sleep (`flags` V8W_F_SLEPT): its stack is kept
+ * under its tid, in the kernel, until it runs again. */
+static __always_inline void park(struct task_struct *prev, __u64 now, __u32 tgid, __u32 tid,
+				 __u32 flags)
 {
-	__u32 tgid, tid, zero = 0;
-	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
-		return;
+	__u32 zero = 0;
 	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s || !capture(s, prev, tgid, tid, now))
 		return;
@@ -315,6 +319,7 @@ static __always_inline void park(struct task_struct *prev, __u64 now)
 			return;
 		seed->since = 0;
 		seed->owed = 0;
+		seed->owed_asleep = 0;
 		bpf_map_update_elem(&parked, &key, seed, BPF_NOEXIST);
 		p = bpf_map_lookup_elem(&parked, &key);
 		if (!p)
@@ -322,27 +327,43 @@ static __always_inline void park(struct task_struct *prev, __u64 now)
 	}
 	if (bpf_probe_read_kernel(&p->s, sample_size(s), s))
 		return;
+	p->s.rec.flags |= flags;
 	p->since = now;
 }
 
+/* A target's main thread going to sleep other than in its event loop's wait (a futex: waiting
+ * for the collector's helpers, a lock, Atomics.wait; a page fault waiting for the memory map's
+ * lock). */
+static __always_inline bool main_thread_sleep(struct task_struct *prev, __u32 tgid, __u32 tid)
+{
+	if (tid != tgid)
+		return false;
+	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	long nr = BPF_CORE_READ(uregs, orig_ax);
+	return !syscall_is_loop_wait(nr);
+}
+
 /* A thread about to run again: the time it waited since it was parked is owed as samples, one per
- * sampling period (the remainder is kept for the next wait), sent as one record of that weight
- * with the stack it waited in. */
+ * sampling period (the remainder is kept for the next wait of its kind: waits for a CPU and
+ * sleeps apart, as user space keeps a sleep only inside a collection), sent as one record of that
+ * weight with the stack it waited in. */
 static __always_inline void unpark(struct task_struct *next, __u64 now)
 {
 	__u32 key = BPF_CORE_READ(next, pid);
 	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
 	if (!p || !p->since)
 		return;
-	__u64 owed = p->owed + (now > p->since ? now - p->since : 0);
+	bool slept = p->s.rec.flags & V8W_F_SLEPT;
+	__u64 owed = (slept ? p->owed_asleep : p->owed) + (now > p->since ? now - p->since : 0);
 	p->since = 0;
 	__u64 period = period_ns ? period_ns : 1;
-	if (owed < period) {
-		p->owed = owed;
-		return;
-	}
 	__u64 n = owed / period;
-	p->owed = owed - n * period;
+	if (slept)
+		p->owed_asleep = owed - n * period;
+	else
+		p->owed = owed - n * period;
+	if (n == 0)
+		return;
 	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
 	p->s.rec.flags |= V8W_F_WAITED;
 	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), 0) != 0;
@@ -355,8 +376,13 @@ int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_str
 	if (!waits)
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
-	if (BPF_CORE_READ(prev, __state) == 0) /* TASK_RUNNING: preempted, not sleeping */
-		park(prev, now);
+	__u32 tgid, tid;
+	if (current_ids(&tgid, &tid) && bpf_map_lookup_elem(&targets, &tgid)) {
+		if (BPF_CORE_READ(prev, __state) == 0) /* TASK_RUNNING: preempted, not sleeping */
+			park(prev, now, tgid, tid, 0);
+		else if (main_thread_sleep(prev, tgid, tid))
+			park(prev, now, tgid, tid, V8W_F_SLEPT);
+	}
 	unpark(next, now);
 	return 0;
 }

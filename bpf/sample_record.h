@@ -52,6 +52,9 @@ enum v8w_flags {
 	V8W_F_TOP_SHORT = 2,   /* the top-of-stack copy ended at unreadable memory */
 	V8W_F_WAITED = 4,      /* taken when the thread was switched out still runnable (preempted):
 				* it stands for `weight` sampling periods spent waiting for a CPU */
+	V8W_F_SLEPT = 8,       /* with V8W_F_WAITED: taken when a main thread went to sleep (not in
+				* its event loop's wait); user space keeps it only if the stack is
+				* inside V8's collector (the main thread waiting for its helpers) */
 };
 
 struct v8w_range {
@@ -103,8 +106,9 @@ struct v8w_counters {
 /* A target thread's stack as it was when it was last switched out still runnable, and the time
  * it has waited for a CPU since and not yet been sampled for (kept per thread in the kernel). */
 struct v8w_parked {
-	__u64 since; /* when it was switched out runnable (0: it has run since) */
+	__u64 since; /* when it was switched out runnable, or asleep (V8W_F_SLEPT); 0: it has run since */
 	__u64 owed;  /* waiting time not yet sent as samples (ns), less than a period */
+	__u64 owed_asleep; /* the same for the sleeps of a main thread (V8W_F_SLEPT) */
 	struct v8w_sample s;
 };
 

@@ -56,6 +56,9 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	if (!st->pauses)
 		sb_printf(&line, "; %lu (%.1f%%) waiting for a CPU", st->waited,
 			  st->samples ? 100.0 * (double)st->waited / (double)st->samples : 0.0);
+	if (st->gc_slept)
+		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep in a GC", st->gc_slept,
+			  st->samples ? 100.0 * (double)st->gc_slept / (double)st->samples : 0.0);
 	sb_printf(&line, "; %lu with JS frames; errors %lu (%.1f%%: %lu truncated, %lu %s)",
 		  st->samples - st->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
 		  st->truncated, st->missed, st->missed_as);

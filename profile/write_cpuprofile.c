@@ -15,6 +15,7 @@
 
 #include "../util/json.h"
 #include "../util/xalloc.h"
+#include "../walker/gc_frames.h"
 #include "frame_text.h"
 
 /* samples of an untimed profile written at most (each is listed: ~10 bytes of JSON apiece) */
@@ -103,7 +104,7 @@ static const char *pseudo_of(const struct profile *p, uint32_t pn)
 	for (uint32_t k = pn; k && pnode_is_frame(&p->nodes[k]); k = p->nodes[k].parent) {
 		const struct frame *f = &p->frames[p->nodes[k].frame];
 		js |= frame_is_js(f);
-		gc |= name_has(p, f, "Heap::CollectGarbage") || name_has(p, f, "Heap::PerformGarbageCollection");
+		gc |= frame_is_gc_entry(p->strings, f);
 		if (k == pn)
 			idle = name_has(p, f, "epoll_wait") || name_has(p, f, "epoll_pwait");
 	}

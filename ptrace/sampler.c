@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/loop_wait.h"
 #include "../util/xalloc.h"
+#include "../walker/gc_frames.h"
 
 enum {
 	STACK_RED_ZONE = 128,
@@ -316,6 +318,13 @@ static void deliver_queue(struct sampler *s)
 	for (size_t i = 0; i < s->nqueue; i++) {
 		struct captured_sample *c = &s->queue[i];
 		stackwalk_name_natives(s->sw, c->frames, c->n);
+		/* a sleeping main thread (asleep_maybe_in_gc) counts only inside a collection */
+		bool asleep = !s->opts.idle && c->state != 'R';
+		if (asleep && !frames_in_gc(s->strings, c->frames, c->n)) {
+			free(c->frames);
+			continue;
+		}
+		s->st.gc_slept += asleep;
 		s->st.samples++;
 		if (c->n == 0)
 			s->st.empty++;
@@ -342,6 +351,17 @@ static bool stops_outstanding(const struct sampler *s)
 	return false;
 }
 
+/* A main thread asleep other than in its event loop's wait (a futex) may be inside a collection,
+ * waiting for V8's helper threads: V8's profiler and the GC's own clock count that time as GC. It
+ * is sampled, and the sample kept only if it is inside a collection (deliver_queue). */
+static bool asleep_maybe_in_gc(struct sampler *s, struct tthread *t, char state)
+{
+	if (t->tid != s->pid || state != 'S')
+		return false;
+	long nr = tthread_sleep_syscall(s->tr, t);
+	return nr >= 0 && !syscall_is_loop_wait(nr);
+}
+
 /* Ask every thread that is due to stop; the stops are handled as they arrive. */
 static void tick(struct sampler *s)
 {
@@ -356,7 +376,7 @@ static void tick(struct sampler *s)
 		char state = tthread_state_now(t);
 		if (state == 0 || state == 'Z' || state == 'X')
 			continue;
-		if (!s->opts.idle && state != 'R')
+		if (!s->opts.idle && state != 'R' && !asleep_maybe_in_gc(s, t, state))
 			continue;
 		if (t->want_sample) {
 			s->st.missed++; /* its previous stop has not arrived: it was not scheduled */

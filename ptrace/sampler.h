@@ -48,6 +48,7 @@ struct sampler_stats {
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
+	unsigned long gc_slept; /* samples of the main thread asleep inside a collection */
 	unsigned long cut; /* stops ended at stop_limit_ns, the sample dropped (stack_copier.h) */
 	unsigned long snapshot_retakes; /* --dump: stops taken again (a GC moved what the first named) */
 	struct validation validation;

@@ -57,6 +57,8 @@ static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
 	t->state = TS_RUNNING;
 	t->stat_fd = open_task_file(tr, tid, "stat");
 	t->schedstat_fd = open_task_file(tr, tid, "schedstat");
+	t->last_syscall = -1;
+	t->syscall_fresh = false;
 	read_comm(tr, t);
 }
 
@@ -216,10 +218,33 @@ char tthread_state_now(struct tthread *t)
 	bool unmoved = have && t->last_state && !memcmp(now, t->schedstat, sizeof(now));
 	if (have)
 		memcpy(t->schedstat, now, sizeof(now));
+	if (!unmoved)
+		t->syscall_fresh = false;
 	/* a running thread's run time may not move between two scheduler ticks: R is always asked */
 	if (unmoved && t->last_state != 'R')
 		return t->last_state;
 	return t->last_state = tthread_proc_state(t);
+}
+
+long tthread_sleep_syscall(const struct tracer *tr, struct tthread *t)
+{
+	if (t->syscall_fresh)
+		return t->last_syscall;
+	long nr = -1;
+	int fd = open_task_file(tr, t->tid, "syscall");
+	if (fd >= 0) {
+		char buf[32];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		close(fd);
+		/* "NR arg1 … sp pc" while it sleeps in a system call; "running", or -1 outside one */
+		if (n > 0 && buf[0] >= '0' && buf[0] <= '9') {
+			buf[n] = 0;
+			nr = strtol(buf, NULL, 10);
+		}
+	}
+	t->last_syscall = nr;
+	t->syscall_fresh = true;
+	return nr;
 }
 
 bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now)

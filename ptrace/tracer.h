@@ -24,6 +24,8 @@ struct tthread {
 	int schedstat_fd;     /* /proc/PID/task/TID/schedstat, kept open (-1: none) */
 	uint64_t schedstat[3]; /* its figures at the last look: run time, wait time, times run */
 	char last_state;      /* the state stat gave at the last look (0: none yet) */
+	long last_syscall;    /* the system call it slept in at the last look (-1: none) */
+	bool syscall_fresh;   /* last_syscall holds: it has not run since */
 	enum tstate state;
 	bool interrupting;    /* PTRACE_INTERRUPT sent, stop not yet seen */
 	bool want_sample;     /* sample it when the stop arrives */
@@ -63,6 +65,10 @@ struct tthread *tracer_thread(struct tracer *tr, pid_t tid);
 /* Seize threads that appeared since the last scan; forget ones that vanished. */
 void tracer_scan_threads(struct tracer *tr);
 /* Ask a running thread to stop for a sample (asynchronous: the stop is delivered by the pump). */
+/* The system call a sleeping thread waits in (/proc/PID/task/TID/syscall, read again only once
+ * it has run since: tthread_state_now tells), or -1 (running, unreadable). */
+long tthread_sleep_syscall(const struct tracer *tr, struct tthread *t);
+
 bool tracer_request_sample(struct tracer *tr, struct tthread *t, uint64_t now);
 /* Collect all pending wait events (non-blocking); returns the number handled. */
 int tracer_pump(struct tracer *tr);
