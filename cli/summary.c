@@ -20,9 +20,9 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 {
 	const struct stackwalk *sw = s->sw;
 	fprintf(out, "v8walk: caches: functions %lu hits %lu misses; call-site names %lu hits %lu "
-		     "misses; root-map types %lu hits; code %lu hits %lu scans; decoded tables %lu hits %lu new %lu replaced\n",
+		     "misses; root-map types %lu hits; code %lu hits %lu scans %lu stale; decoded tables %lu hits %lu new %lu replaced\n",
 		sw->funcs.hits, sw->funcs.misses, sw->callsites.hits, sw->callsites.misses,
-		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans,
+		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans, sw->positions.codes.stale,
 		sw->positions.decoded_hits, sw->positions.decoded_new, sw->positions.decoded_replaced);
 	fprintf(out, "v8walk: frame memo: %lu hits (%lu then decoded: another receiver map) %lu misses (%lu "
 		     "expired); %lu kept, %lu dropped (unvalidated); %lu generation turns\n",

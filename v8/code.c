@@ -77,6 +77,8 @@ void code_finder_init(struct code_finder *cf)
 {
 	memset(cf, 0, sizeof(*cf));
 	cf->cache = xcalloc(CODE_CACHE_SLOTS, sizeof(*cf->cache));
+	cf->held = xcalloc(CODE_CACHE_SLOTS, sizeof(*cf->held));
+	cf->walk = 1;
 	u64map_init(&cf->by_code, 4 * CODE_CACHE_SLOTS);
 	u64map_init(&cf->by_pc, 16 * CODE_CACHE_SLOTS);
 }
@@ -84,6 +86,7 @@ void code_finder_init(struct code_finder *cf)
 void code_finder_free(struct code_finder *cf)
 {
 	free(cf->cache);
+	free(cf->held);
 	u64map_free(&cf->by_code);
 	u64map_free(&cf->by_pc);
 	memset(cf, 0, sizeof(*cf));
@@ -96,6 +99,7 @@ static void remember(struct code_finder *cf, const struct v8_code *c, uint64_t p
 	uint64_t k;
 	if (u64map_get(&cf->by_code, c->code, &k) && k && cf->cache[k - 1].code == c->code) {
 		cf->cache[k - 1] = *c;
+		cf->held[k - 1] = cf->walk;
 		u64map_put(&cf->by_pc, pc, k);
 		return;
 	}
@@ -106,42 +110,9 @@ static void remember(struct code_finder *cf, const struct v8_code *c, uint64_t p
 	if (old->code && u64map_get(&cf->by_code, old->code, &was) && was == k)
 		u64map_put(&cf->by_code, old->code, 0);
 	*old = *c;
+	cf->held[k - 1] = cf->walk; /* found through the function or the holder: it names c */
 	u64map_put(&cf->by_code, c->code, k);
 	u64map_put(&cf->by_pc, pc, k);
-}
-
-/* Is the cached Code of this slot still there, unchanged? (Its memory may have been reused.) */
-static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct v8_code *c,
-			struct v8_code *out)
-{
-	struct v8_code now;
-	if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
-	    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt) {
-		*out = now;
-		cf->hits++;
-		return true;
-	}
-	memset(c, 0, sizeof(*c));
-	return false;
-}
-
-static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
-		       struct v8_code *out)
-{
-	uint64_t k;
-	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code &&
-	    v8_code_contains(&cf->cache[k - 1], pc))
-		return still_there(cf, h, &cf->cache[k - 1], out);
-	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
-		struct v8_code *c = &cf->cache[i];
-		if (!c->code || !v8_code_contains(c, pc))
-			continue;
-		if (still_there(cf, h, c, out)) {
-			u64map_put(&cf->by_pc, pc, i + 1);
-			return true;
-		}
-	}
-	return false;
 }
 
 /* The object holding the instructions: an InstructionStream (V8 >= 11.1.204), else the Code. */
@@ -165,6 +136,57 @@ static bool holder_shape(const struct v8_layout *L, struct holder_shape *s)
 	s->back_ptr = L->v[L_IS_CODE];
 	s->type = L_T_INSTRUCTION_STREAM;
 	return v8_has(L, L_IS_BODY) && v8_has(L, L_IS_CODE) && v8_has(L, L_T_INSTRUCTION_STREAM);
+}
+
+/* Does the holder of c's instructions still name c? A dead Code object outside the code space
+ * (V8 >= 11.1.204 keeps it apart from its InstructionStream) can read as it was after its
+ * instructions' memory was swept and given to new code; the InstructionStream there names its
+ * own Code. */
+static bool holder_names(const struct v8_heap *h, const struct v8_code *c)
+{
+	struct holder_shape s;
+	uint64_t code;
+	if (!holder_shape(h->L, &s) || s.inline_code)
+		return true; /* the Code holds its instructions: its own header is what is compared */
+	return v8_field(h, c->start - (uint64_t)s.body + 1, s.back_ptr, &code) && code == c->code;
+}
+
+/* Is the cached Code of this slot still there, unchanged? (Its memory may have been reused.) */
+static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct v8_code *c,
+			struct v8_code *out)
+{
+	struct v8_code now;
+	size_t slot = (size_t)(c - cf->cache);
+	if (code_read(h, c->code, c->map, &now) && now.start == c->start && now.size == c->size &&
+	    now.kind == c->kind && now.spt == c->spt && now.deopt == c->deopt &&
+	    (cf->held[slot] == cf->walk || holder_names(h, c))) {
+		cf->held[slot] = cf->walk;
+		*out = now;
+		cf->hits++;
+		return true;
+	}
+	cf->stale++;
+	memset(c, 0, sizeof(*c));
+	return false;
+}
+
+static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
+		       struct v8_code *out)
+{
+	uint64_t k;
+	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code &&
+	    v8_code_contains(&cf->cache[k - 1], pc))
+		return still_there(cf, h, &cf->cache[k - 1], out);
+	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
+		struct v8_code *c = &cf->cache[i];
+		if (!c->code || !v8_code_contains(c, pc))
+			continue;
+		if (still_there(cf, h, c, out)) {
+			u64map_put(&cf->by_pc, pc, i + 1);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Is the object at untagged address x (whose first word is map) the holder of code containing
@@ -244,3 +266,4 @@ bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uin
 	remember(cf, out, pc);
 	return true;
 }
+

@@ -41,11 +41,15 @@ struct code_finder {
 	unsigned next_slot;    /* round-robin replacement */
 	uint64_t holder_map;   /* learned map of InstructionStream (or Code) */
 	uint64_t code_map;     /* learned map of Code */
-	unsigned long hits, scans, scan_fail;
+	unsigned long walk;    /* the walk (sample) being decoded: code_finder_begin_walk */
+	unsigned long *held;   /* per slot: the walk that last saw its instructions' holder name it */
+	unsigned long hits, scans, scan_fail, stale;
 };
 
 void code_finder_init(struct code_finder *cf);
 void code_finder_free(struct code_finder *cf);
+/* A new walk: a cached Code's instructions are checked again once in it (still_there). */
+static inline void code_finder_begin_walk(struct code_finder *cf) { cf->walk++; }
 /* The Code whose instructions contain pc. `hint` (a tagged Code or 0) is tried first. */
 bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
 	       struct v8_code *out);

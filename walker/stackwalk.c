@@ -513,6 +513,7 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 {
 	function_cache_begin_walk(&sw->funcs);
 	script_cache_begin_walk(&sw->scripts);
+	code_finder_begin_walk(&sw->positions.codes);
 	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;

@@ -431,6 +431,38 @@ Test(positions, code_scan_needs_a_matching_back_pointer)
 	code_finder_free(&cf);
 }
 
+/* A dead Code object outside the code space still reads as it was after its instructions' memory
+ * was swept and given to new code (measured on prettier, Node 24: a quarter of the frames
+ * returning from Map.prototype.set were named from a dead function's tables, at its first line);
+ * the InstructionStream there names its own Code, and the cache must not answer with the dead one. */
+Test(positions, a_cached_code_whose_instructions_hold_new_code_is_not_returned)
+{
+	uint64_t start;
+	uint64_t code = make_code(&start, fh.L.v[L_CODEKIND_TURBOFAN], 600);
+	struct code_finder cf;
+	code_finder_init(&cf);
+	struct v8_code c;
+	code_finder_begin_walk(&cf);
+	cr_assert(code_find(&cf, &fh.h, start + 450, 0, &c));
+	cr_assert_eq(c.code, code);
+	/* the collector frees the instructions and new code moves in: the holder at the same place
+	 * now names another Code (which covers the pc), while the dead Code still reads as before */
+	uint64_t newer = fh_obj(&fh, T_CODE, 80);
+	fh_set(&fh, newer, fh.L.v[L_CODE_INSTR_START], start);
+	fh_set32(&fh, newer, fh.L.v[L_CODE_FLAGS], (uint32_t)fh.L.v[L_CODEKIND_MAGLEV]);
+	fh_set32(&fh, newer, fh.L.v[L_CODE_INSTR_SIZE], 600);
+	fh_set(&fh, start - 16 + 1, 8, newer);
+	/* within the walk that checked it, the cache still answers (one check a walk) */
+	cr_assert(code_find(&cf, &fh.h, start + 10, 0, &c));
+	cr_assert_eq(c.code, code);
+	code_finder_begin_walk(&cf);
+	cr_assert(code_find(&cf, &fh.h, start + 450, 0, &c), "found again by the scan");
+	cr_assert_eq(c.code, newer, "the Code the holder names, not the dead one");
+	cr_assert_eq(c.tier, CT_MAGLEV);
+	cr_assert_eq(cf.stale, 1);
+	code_finder_free(&cf);
+}
+
 /* --- an optimized frame end to end, and what a batch copies before its decode ----------------- */
 
 /* TurboFan code of `outer` that inlined a, which inlined b; code offsets: [0,100) the outer
