@@ -32,6 +32,17 @@ const script = (url) => url.replace(/^file:\/\//, '');
 // a JS function's identity from its callFrame
 const profileKey = (cf) => `${script(cf.url)}:${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
 
+// The span of a .cpuprofile's samples, [first, last] in CLOCK_MONOTONIC µs (startTime +
+// timeDeltas), or its [startTime, endTime] when it has none: the window another clock is cut to.
+function sampleSpanUs(profile) {
+  let t = profile.startTime, first;
+  for (const d of profile.timeDeltas) {
+    t += d;
+    first ??= t;
+  }
+  return first === undefined ? [profile.startTime, profile.endTime] : [first, t];
+}
+
 // {n, samples, counts: Map key → weight, names: Map key → display name, nativeShare} of a
 // .cpuprofile's samples in [startUs, endUs] (its startTime + timeDeltas: CLOCK_MONOTONIC µs on both
 // sides). Each sample weighs 1 (n = samples), or with byTime the µs until the profile's next sample
@@ -198,4 +209,4 @@ function compareProfiles(ours, v8) {
     ratioBoth: both ? overlap / both : 0, functions };
 }
 
-module.exports = { profileShares, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, shareOf, GC };
+module.exports = { profileShares, sampleSpanUs, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, shareOf, GC };

@@ -13,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
-const { profileShares, profileKey, compareProfiles } = require('../../bench/oracle_compare');
+const { profileShares, sampleSpanUs, profileKey, compareProfiles } = require('../../bench/oracle_compare');
 
 const TYPESCRIPT = path.join(h.ROOT, 'fixtures', 'sourcemaps', 'node_modules');
 const WORKLOAD = path.join(h.ROOT, 'bench', 'real', 'workloads', 'tsc.js');
@@ -56,8 +56,7 @@ test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's
   const theirs = JSON.parse(fs.readFileSync(path.join(dir, v8file), 'utf8'));
   // V8's samples between v8walk's first and last (attaching and the writer's end are no window
   // of v8walk's samples)
-  const times = mine.timeDeltas.reduce((a, d) => { a.push((a.length ? a[a.length - 1] : mine.startTime) + d); return a; }, []);
-  const v8 = profileShares(theirs, times[0] ?? mine.startTime, times[times.length - 1] ?? mine.endTime);
+  const v8 = profileShares(theirs, ...sampleSpanUs(mine));
   const us = profileShares(mine);
   assert.ok(us.n >= MIN_SAMPLES, `v8walk's main-thread samples in ${WINDOW_S} s: ${us.n} (at least ${MIN_SAMPLES})`);
   assert.ok(v8.n >= us.n / 2, `V8's samples in the same window: ${v8.n}`);

@@ -312,7 +312,7 @@ test('a main thread asleep inside a GC is sampled in the GC: its share as the pr
   const os = require('node:os');
   const path = require('node:path');
   const { execFileSync } = require('node:child_process');
-  const { profileShares, shareOf, GC } = require('../../bench/oracle_compare');
+  const { profileShares, sampleSpanUs, gcClockUs, shareOf, GC } = require('../../bench/oracle_compare');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-gcsleep-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const clockFile = path.join(dir, 'gc.json'), ours = path.join(dir, 'v8walk.cpuprofile');
@@ -334,12 +334,8 @@ test('a main thread asleep inside a GC is sampled in the GC: its share as the pr
   fx.child.stdin.write('exit\n'); // the clock is written as the process exits
   await new Promise((resolve) => (fx.child.exitCode !== null ? resolve() : fx.child.once('exit', resolve)));
   const mine = JSON.parse(fs.readFileSync(ours, 'utf8'));
-  const times = mine.timeDeltas.reduce((a, d) => { a.push((a.length ? a[a.length - 1] : mine.startTime) + d); return a; }, []);
-  const from = times[0], to = times[times.length - 1];
-  let gcUs = 0;
-  for (const [start, dur] of JSON.parse(fs.readFileSync(clockFile, 'utf8')))
-    gcUs += Math.max(0, Math.min(start + dur, to) - Math.max(start, from));
-  const clock = gcUs / (to - from);
+  const [from, to] = sampleSpanUs(mine);
+  const clock = gcClockUs(JSON.parse(fs.readFileSync(clockFile, 'utf8')), from, to) / (to - from);
   const us = profileShares(mine);
   const ourGc = shareOf(us, GC);
   const secs = Number((/ samples in ([\d.]+) s/.exec(r.stderr) || [])[1]);
