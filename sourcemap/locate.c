@@ -13,20 +13,38 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-/* Does a valid comment start end just before at (the position of "sourceMappingURL=")? */
-static bool comment_before(const char *text, const char *at)
+enum comment_kind { NOT_A_COMMENT, LINE_COMMENT, BLOCK_COMMENT };
+
+/* The comment that starts just before at (the position of "sourceMappingURL="), if it is one:
+ * "//# " and "/" "*# " (Node), "//@ " (the older form), with at least one space before the key. */
+static enum comment_kind comment_before(const char *text, const char *at)
 {
 	const char *p = at;
 	if (p == text || !is_space(p[-1]))
-		return false;
+		return NOT_A_COMMENT;
 	while (p > text && is_space(p[-1]))
 		p--;
-	if (p - text < 3)
-		return false;
-	/* "//#" and "/" "*#" (Node), "//@" (the older form) */
-	if (p[-1] == '#')
-		return p[-3] == '/' && (p[-2] == '/' || p[-2] == '*');
-	return p[-1] == '@' && p[-2] == '/' && p[-3] == '/';
+	if (p - text < 3 || p[-3] != '/')
+		return NOT_A_COMMENT;
+	if (p[-1] == '#' && (p[-2] == '/' || p[-2] == '*'))
+		return p[-2] == '/' ? LINE_COMMENT : BLOCK_COMMENT;
+	return p[-1] == '@' && p[-2] == '/' ? LINE_COMMENT : NOT_A_COMMENT;
+}
+
+/* Does the comment end right after its URL [u, e)? As V8's scanner takes a magic comment: a URL
+ * without quotes, then only spaces to the end of the line (or to the block comment's end). The
+ * text "//# sourceMappingURL=" inside a string of minified code fails it: code follows on the
+ * line. */
+static bool ends_after_url(const char *u, const char *e, const char *end, enum comment_kind k)
+{
+	for (const char *q = u; q < e; q++)
+		if (*q == '"' || *q == '\'' || *q == '`')
+			return false;
+	while (e < end && (*e == ' ' || *e == '\t' || *e == '\f' || *e == '\v'))
+		e++;
+	if (e == end || *e == '\n' || *e == '\r')
+		return true;
+	return k == BLOCK_COMMENT && end - e >= 2 && e[0] == '*' && e[1] == '/';
 }
 
 bool sm_find_comment(const char *text, size_t len, const char **url, size_t *ulen)
@@ -36,12 +54,17 @@ bool sm_find_comment(const char *text, size_t len, const char **url, size_t *ule
 	if (len < klen)
 		return false;
 	for (size_t i = len - klen + 1; i-- > 0;) {
-		if (text[i] != 's' || memcmp(text + i, key, klen) != 0 || !comment_before(text, text + i))
+		if (text[i] != 's' || memcmp(text + i, key, klen) != 0)
+			continue;
+		enum comment_kind k = comment_before(text, text + i);
+		if (k == NOT_A_COMMENT)
 			continue;
 		const char *u = text + i + klen, *e = u;
 		while (e < text + len && !is_space(*e))
 			e++;
-		if (e == u)
+		if (k == BLOCK_COMMENT && e - u >= 2 && e[-2] == '*' && e[-1] == '/')
+			e -= 2; /* "/" "*# sourceMappingURL=b.map*" "/" */
+		if (e == u || !ends_after_url(u, e, text + len, k))
 			continue;
 		*url = u;
 		*ulen = (size_t)(e - u);

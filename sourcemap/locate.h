@@ -9,7 +9,9 @@
 
 #include "../util/strbuf.h"
 
-/* The URL of the last sourceMappingURL comment in text[0..len); false when there is none. */
+/* The URL of the last sourceMappingURL comment in text[0..len) that ends after its URL (only spaces
+ * follow it on its line, as V8's scanner requires: not the same text inside a string of code);
+ * false when there is none. */
 bool sm_find_comment(const char *text, size_t len, const char **url, size_t *ulen);
 
 enum sm_where {

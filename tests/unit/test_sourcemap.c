@@ -262,8 +262,17 @@ Test(locate, finds_last_comment)
 	const char *block = "x()\n/*# sourceMappingURL=b.map */";
 	cr_assert(sm_find_comment(block, strlen(block), &url, &n));
 	cr_assert(strncmp(url, "b.map", n) == 0 && n == 5);
+	const char *tight = "x()\n/*# sourceMappingURL=t.map*/\n";
+	cr_assert(sm_find_comment(tight, strlen(tight), &url, &n));
+	cr_assert(strncmp(url, "t.map", n) == 0 && n == 5);
+	/* minified code that writes the comment (terser's): the text is inside a string, code follows */
+	const char *in_code = "//# sourceMappingURL=real.map\nf();x=\"//# sourceMappingURL=\"+o.url}if(a)b();return c\n";
+	cr_assert(sm_find_comment(in_code, strlen(in_code), &url, &n));
+	cr_assert(strncmp(url, "real.map", n) == 0 && n == 8, "got '%.*s'", (int)n, url);
 	const char *none[] = {"", "sourceMappingURL=x", "// sourceMappingURL=x", "//#sourceMappingURL=x",
-			      "//# sourceMappingURL=", "//# sourceMappingURL= x"};
+			      "//# sourceMappingURL=", "//# sourceMappingURL= x",
+			      "x=\"//# sourceMappingURL=\"+u;f()", "s='//# sourceMappingURL=a.map'",
+			      "//# sourceMappingURL=a.map b", "/*# sourceMappingURL=a.map x */"};
 	for (size_t i = 0; i < sizeof(none) / sizeof(*none); i++)
 		cr_assert(!sm_find_comment(none[i], strlen(none[i]), &url, &n), "no comment in '%s'", none[i]);
 }
