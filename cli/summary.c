@@ -59,6 +59,10 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	if (st->gc_slept)
 		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep in a GC", st->gc_slept,
 			  st->samples ? 100.0 * (double)st->gc_slept / (double)st->samples : 0.0);
+	if (st->late)
+		sb_printf(&line, "; %lu (%.1f%%) ticks that came while a stop was on its way (the thread "
+			  "waited for a CPU; its stop stands for them)", st->late,
+			  st->samples ? 100.0 * (double)st->late / (double)st->samples : 0.0);
 	sb_printf(&line, "; %lu with JS frames; errors %lu (%.1f%%: %lu truncated, %lu %s)",
 		  st->samples - st->no_js, errors, total > 0 ? 100.0 * (double)errors / total : 0.0,
 		  st->truncated, st->missed, st->missed_as);
@@ -67,7 +71,7 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 		sb_printf(&line, "; pause median %.0f us, p99 %.0f us, max %.0f us (%.1f reads per "
 			  "sample, %.1f while stopped)", (double)histogram_quantile(h, 0.5) / 1e3,
 			  (double)histogram_quantile(h, 0.99) / 1e3, (double)h->max_ns / 1e3,
-			  st->samples ? (double)st->reads / (double)st->samples : 0.0,
+			  st->samples > st->late ? (double)st->reads / (double)(st->samples - st->late) : 0.0,
 			  h->n ? (double)st->stop_reads / (double)h->n : 0.0);
 		const struct histogram *m = st->main_pauses;
 		if (m && m->n && m->n != h->n)

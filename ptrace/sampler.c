@@ -21,12 +21,14 @@ enum {
 	MAPS_REFRESH_NS = 50 * 1000 * 1000,
 	SNAPSHOT_BUDGET = 8 << 20,
 	MAX_WAITING = 256,                 /* captures waiting to be decoded */
+	MAX_OWED = 100000,                 /* ticks one late stop may stand for */
 	MAX_BOOST_NS = 2 * 1000 * 1000,     /* longest wait for stops at real-time priority */
 };
 
 struct thread_info {
 	pid_t tid;
 	char requested_state; /* /proc state when its pending sample was requested */
+	uint32_t owed;        /* ticks that came while that stop was awaited, the thread runnable */
 };
 
 void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,
@@ -190,16 +192,23 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	uint64_t t0 = now_ns();
 	if (t0 - t->interrupt_ns > s->st.max_lag_ns)
 		s->st.max_lag_ns = t0 - t->interrupt_ns;
+	struct thread_info *ti = tinfo_for(s, t->tid);
+	uint32_t ticks = 1 + ti->owed;
+	ti->owed = 0;
 	struct capture *c = capture_pool_take(&s->captures, MAX_WAITING);
 	if (!c) {
-		s->st.missed++; /* resumed untouched: too many copies wait to be decoded */
+		s->st.missed += ticks; /* resumed untouched: too many copies wait to be decoded */
 		return;
 	}
 	unsigned long reads = s->live.reads;
 	c->tid = t->tid;
 	c->time_ns = t0;
-	c->state = tinfo_for(s, t->tid)->requested_state;
+	c->asked_ns = t->interrupt_ns < t0 ? t->interrupt_ns : t0;
+	c->ticks = ticks;
+	c->state = ti->requested_state;
 	c->ok = capture(s, t, c);
+	if (!c->ok)
+		s->st.missed += ticks - 1; /* the stop's own tick: counted as cut, or not at all */
 	/* the tracer resumes the thread right after we return */
 	c->held_ns = now_ns() - t0;
 	s->st.stop_reads += s->live.reads - reads;
@@ -295,6 +304,8 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	q->moved = unvalidated;
 	q->tid = c->tid;
 	q->time_ns = c->time_ns;
+	q->asked_ns = c->asked_ns;
+	q->ticks = c->ticks ? c->ticks : 1;
 	q->state = c->state;
 	q->pause_ns = c->held_ns;
 	q->ws = ws;
@@ -324,19 +335,25 @@ static void deliver_queue(struct sampler *s)
 			free(c->frames);
 			continue;
 		}
-		s->st.gc_slept += asleep;
-		s->st.samples++;
+		unsigned long w = c->ticks;
+		s->st.gc_slept += asleep ? w : 0;
+		s->st.late += w - 1;
+		s->st.samples += w;
 		if (c->n == 0)
-			s->st.empty++;
+			s->st.empty += w;
 		if (c->ws.end != UNWIND_COMPLETE)
-			s->st.truncated++;
+			s->st.truncated += w;
 		if (c->ws.js_frames == 0)
-			s->st.no_js++;
-		struct sample sm = {.time_ns = c->time_ns, .pid = s->pid, .tid = c->tid,
-				    .process_name = s->process_name,
+			s->st.no_js += w;
+		struct sample sm = {.pid = s->pid, .tid = c->tid, .process_name = s->process_name,
 				    .thread_role = role_of(s, tracer_thread(s->tr, c->tid), c),
 				    .frames = c->frames, .n = c->n};
-		s->sink(s->sink_ctx, &sm);
+		/* a stop that came ticks late stands for each of them (the thread waited for a CPU
+		 * in the stack it stopped in): a sample each, spread from the first ask to the stop */
+		for (unsigned long k = 0; k < w; k++) {
+			sm.time_ns = c->time_ns - (c->time_ns - c->asked_ns) * (w - 1 - k) / w;
+			s->sink(s->sink_ctx, &sm);
+		}
 		free(c->frames);
 	}
 	s->nqueue = 0;
@@ -379,7 +396,14 @@ static void tick(struct sampler *s)
 		if (!s->opts.idle && state != 'R' && !asleep_maybe_in_gc(s, t, state))
 			continue;
 		if (t->want_sample) {
-			s->st.missed++; /* its previous stop has not arrived: it was not scheduled */
+			/* its previous stop has not arrived: runnable, it waits for a CPU in the
+			 * stack it will stop in, and the stop stands for this tick too; otherwise
+			 * (uninterruptible) the tick is missed */
+			struct thread_info *ti = tinfo_for(s, t->tid);
+			if (state == 'R' && ti->owed < MAX_OWED)
+				ti->owed++;
+			else
+				s->st.missed++;
 			continue;
 		}
 		tinfo_for(s, t->tid)->requested_state = state;
@@ -391,7 +415,7 @@ static void tick(struct sampler *s)
 static void mark(struct sampler *s, struct sampler_mark *m)
 {
 	*m = (struct sampler_mark){.taken = true, .time_ns = now_ns(), .cpu_ns = own_cpu_ns(),
-				   .samples = s->st.samples, .reads = s->live.reads,
+				   .samples = s->st.samples - s->st.late, .reads = s->live.reads,
 				   .stop_reads = s->st.stop_reads, .stops = s->st.pauses.n};
 }
 
@@ -455,6 +479,10 @@ void sampler_end(struct sampler *s)
 	rt_sched_normal(&s->rt);
 	mark(s, &s->st.end);
 	s->st.end_ns = now_ns();
+	for (size_t i = 0; i < s->ntinfo; i++) { /* stops that never came (the thread exited) */
+		s->st.missed += s->tinfo[i].owed;
+		s->tinfo[i].owed = 0;
+	}
 	if (!tracer_alive(s->tr)) {
 		s->st.target_exited = true;
 		s->st.exit_status = s->tr->exit_status;

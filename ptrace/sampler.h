@@ -36,12 +36,14 @@ struct sampler_opts {
 struct sampler_mark {
 	bool taken;
 	uint64_t time_ns, cpu_ns;
-	uint64_t samples, reads, stop_reads, stops;
+	uint64_t samples, reads, stop_reads, stops; /* samples: walked (not a late stop's extra ticks) */
 };
 
 struct sampler_stats {
 	unsigned long ticks, samples, empty, truncated, no_js, behind;
-	unsigned long missed; /* a thread was due but its previous stop had not arrived yet */
+	unsigned long missed; /* a tick that no sample stands for (the copy was refused or cut) */
+	unsigned long late;   /* ticks stood for by a stop that came after them: the thread, runnable,
+			       * waited for a CPU to reach it (its stack the same all along) */
 	uint64_t start_ns, end_ns;
 	struct histogram pauses; /* how long each thread was held stopped */
 	struct histogram main_pauses; /* of those, the main thread's (what the floor probe stops) */
@@ -65,6 +67,8 @@ struct thread_info; /* per-thread sampler state (the /proc state of a requested 
 struct captured_sample {
 	pid_t tid;
 	uint64_t time_ns;    /* when it was stopped */
+	uint64_t asked_ns;   /* when the stop was asked for */
+	uint32_t ticks;      /* the ticks it stands for (a sample each) */
 	char state;          /* its /proc state when the sample was requested */
 	uint64_t pause_ns;   /* how long it was held stopped */
 	struct walk_stats ws;

@@ -22,6 +22,8 @@ struct capture {
 	bool ok;           /* registers and stack were copied */
 	char state;        /* its /proc state when the sample was requested */
 	uint64_t time_ns;  /* when it was stopped (monotonic) */
+	uint64_t asked_ns; /* when the stop was asked for */
+	uint32_t ticks;    /* the ticks the stop stands for: 1, more when it came ticks late */
 	uint64_t held_ns;  /* how long the thread was held stopped */
 	struct regset regs;
 	struct stack_bounds bounds;
