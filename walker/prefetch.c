@@ -22,8 +22,11 @@ static void add(struct batch *b, uint64_t tagged, uint32_t len, enum prefetch_ki
 	if (!v8_is_heap_object(tagged) || b->n >= b->max)
 		return;
 	for (size_t i = 0; i < b->n; i++)
-		if (b->addr[i] == tagged - 1)
+		if (b->addr[i] == tagged - 1) {
+			if (b->kind[i] == PF_SLOT_WORD) /* a JS frame's receiver too: checked */
+				b->kind[i] = (uint8_t)kind;
 			return;
+		}
 	b->addr[b->n] = tagged - 1;
 	b->kind[b->n] = (uint8_t)kind;
 	b->len[b->n++] = len;
@@ -41,7 +44,7 @@ static void record(struct prefetched *out, const struct batch *b)
 		if (b->kind[i] == PF_RECEIVER) {
 			if (out->nreceivers < PREFETCH_MAX_OBJECTS)
 				out->receivers[out->nreceivers++] = b->addr[i];
-		} else if (b->kind[i] != PF_MAP && out->n < PREFETCH_MAX_OBJECTS) {
+		} else if (b->kind[i] != PF_MAP && b->kind[i] != PF_SLOT_WORD && out->n < PREFETCH_MAX_OBJECTS) {
 			out->kind[out->n] = b->kind[i];
 			out->obj[out->n++] = b->addr[i];
 		}
@@ -86,14 +89,20 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		v8_classify_pc(rt, as, exact ? raw[i].pc : raw[i].pc - 1, &pi);
 		if (pi.cls == PC_NATIVE && !raw[i].no_cfi)
 			continue;
+		bool has_receiver = v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver);
 		uint64_t ctx, fn, bca;
 		if (!word(mem, raw[i].fp + L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx) ||
-		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn))
+		    !word(mem, raw[i].fp + L->v[L_FP_FUNCTION], &fn)) {
+			/* a builtin's or stub's frame (a marker where a JS frame has its context): the
+			 * memo keeps it under its receiver slot's map word too (frame_memo.h) */
+			if (has_receiver)
+				add(&fns, receiver, MAP_BYTES, PF_SLOT_WORD);
 			continue;
+		}
 		add(&fns, fn, OBJ_BYTES, pi.cls == PC_JIT || exact ? PF_FUNCTION : PF_FUNCTION_IN_BUILTIN);
 		if (v8_has(L, L_FP_BYTECODE_ARRAY) && word(mem, raw[i].fp + L->v[L_FP_BYTECODE_ARRAY], &bca))
 			add(&fns, bca, OBJ_BYTES, PF_BYTECODE);
-		if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
+		if (has_receiver)
 			add(&fns, receiver, MAP_BYTES, PF_RECEIVER);
 	}
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);

@@ -20,7 +20,9 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
  * PF_FUNCTION: the function of a frame whose code the decode looks up (its pc in JIT code, or
  * the top frame); PF_FUNCTION_IN_BUILTIN: one whose frame runs in V8's builtins (the
  * interpreter, a builtin's own frame), whose current code is not asked. */
-enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP };
+/* PF_SLOT_WORD: the receiver slot of a builtin's or stub's frame, copied for the frame memo's key
+ * only (it may hold no object: never checked for a move) */
+enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP, PF_SLOT_WORD };
 
 struct prefetched {
 	uint64_t obj[PREFETCH_MAX_OBJECTS];
