@@ -148,10 +148,13 @@ function parseSummary(tool, stderr) {
     steadyCpuPercent: num(/steady state \(second half\): .*?v8walk CPU ([\d.]+)%/),
     invalidated: num(/(\d+) samples had JS frames that a GC moved/) || 0,
     behind: num(/fell behind the sampling schedule (\d+) times/) || 0,
+    // ptrace: ticks a stop stood for that came while it was on its way (the thread waited for a CPU)
+    late: num(/; (\d+) \([\d.]+%\) ticks that came while a stop was on its way/) || 0,
     tooDeep: num(/(\d+) stacks were deeper than one eBPF sample holds/) || 0,
   };
   if (s.samples === undefined) throw new Error(`no v8walk summary in: ${stderr.trim()}`);
   s.missedPercent = s.samples + s.missed > 0 ? (100 * s.missed) / (s.samples + s.missed) : 0;
+  s.latePercent = s.samples > 0 ? (100 * s.late) / s.samples : 0;
   return s;
 }
 
@@ -314,6 +317,7 @@ function summarise(result) {
       Object.assign(row, {
         overran: ph.filter((p) => p.overran).length, longestRunS: Math.max(...ph.map((p) => p.profilerS)),
         samples: prof.reduce((a, s) => a + (s.samples || 0), 0), missedPercent: mean(prof.map((s) => s.missedPercent)),
+        latePercent: mean(prof.map((s) => s.latePercent || 0)),
         cpuPercent: mean(prof.map((s) => s.cpuPercent)), steadyCpuPercent: mean(prof.map((s) => s.steadyCpuPercent).filter((x) => x !== undefined)),
         steadyReads: mean(prof.map((s) => s.steadyReads).filter((x) => x !== undefined)), behind: prof.reduce((a, s) => a + s.behind, 0), maxLagMs: Math.max(...prof.map((s) => s.maxLagMs)),
       });
@@ -336,7 +340,7 @@ function printTable(result, rows) {
   console.log(`\n${result.workload} — ${result.covers} (pid ${result.pid})`);
   const server = result.kind === 'server';
   console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8), server ? '' : '1st 0.7s'.padStart(9),
-    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
+    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'late%'.padStart(6), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
   for (const r of rows) {
     const cells = [r.config.padEnd(14)];
     if (r.tool === 'none') {
@@ -351,7 +355,7 @@ function printTable(result, rows) {
     if (server) cells.push(f1(r.p50Ratio, 2).padStart(6), f1(r.p99Ratio, 2).padStart(6));
     else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
     cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7), f1(r.allPauseMedianUs, 0).padStart(8),
-      f1(r.readsPerSample).padStart(6), f1(r.steadyReads).padStart(7), f1(r.cpuPercent).padStart(6), f1(r.steadyCpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
+      f1(r.readsPerSample).padStart(6), f1(r.steadyReads).padStart(7), f1(r.cpuPercent).padStart(6), f1(r.steadyCpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), (r.tool === 'ptrace' ? f1(r.latePercent, 2) : '—').padStart(6), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
     if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
     console.log(cells.join(' '));
   }
@@ -377,7 +381,8 @@ async function main() {
     '(ptrace, the main thread\'s stops: the thread the floor probe stops; eBPF never stops the target) or the floor probe\'s. ' +
     '÷floor: v8walk\'s main-thread pause median ÷ the floor probe\'s at the same rate in the same run. all p50: v8walk\'s pause median over every thread it stopped. reads, CPU %: over the whole phase ' +
     '(attaching and the first samples included); reads½, CPU½: over the second half of v8walk\'s --duration, caches warm (its ' +
-    '"steady state" line).');
+    '"steady state" line). missed%: ticks no sample stands for; late%: of the samples, ptrace\'s ticks that came while the ' +
+    'thread\'s stop was on its way (it waited for a CPU), which that stop stands for.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify({ node: version, cpus: os.cpus().length, rounds: ROUNDS, phaseS: PHASE_S, settleS: SETTLE_S, results }, null, 1));
   console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} CPUs)`);
