@@ -269,21 +269,27 @@ async function samplesFollowRunnableTime(t, fixture, how, { nice = 0 } = {}) {
     execFileSync('renice', ['-n', String(nice), '-p', ...fs.readdirSync(`/proc/${fx.pid}/task`)], { stdio: 'ignore' });
   await new Promise((r) => setTimeout(r, 500));
   const sched = () => fs.readFileSync(`/proc/${fx.pid}/task/${fx.pid}/schedstat`, 'utf8').split(' ').map(Number);
-  const [cpu0, wait0] = sched();
+  const [cpu0, wait0, runs0] = sched();
   const t0 = process.hrtime.bigint();
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '99', '--duration', '3']);
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '99', '--duration', nice ? '5' : '3']);
   const wallNs = Number(process.hrtime.bigint() - t0);
-  const [cpu1, wait1] = sched();
+  const [cpu1, wait1, runs1] = sched();
   assert.strictEqual(r.code, 0, r.stderr);
   const onCpu = (cpu1 - cpu0) / wallNs, waiting = (wait1 - wait0) / wallNs;
   const secs = Number((/ samples in ([\d.]+) s/.exec(r.stderr) || [])[1]);
   const main = h.parseFolded(r.stdout).filter((s) => s.frames[1] === `main (${fx.pid})`).reduce((a, s) => a + s.count, 0);
-  const expected = 99 * secs * (onCpu + waiting);
-  t.diagnostic(`${h.MODE}, ${how}: main thread on a CPU ${(100 * onCpu).toFixed(0)}%, waiting for one ${(100 * waiting).toFixed(0)}%; ` +
-    `${main} samples in ${secs} s, ${expected.toFixed(0)} expected at 99 Hz of its runnable time`);
+  const expected = 99 * secs * Math.min(1, onCpu + waiting);
+  // the kernel adds a wait to schedstat when it ends, and a wait that straddles the window's start
+  // or end is only partly the sampler's (eBPF keeps a capture from the switch that began the wait):
+  // up to one wait at each end, the mean wait per run (~3 ms beside a peer; ~0.2 s at nice 19)
+  const waitPerRunS = (wait1 - wait0) / Math.max(1, runs1 - runs0) / 1e9;
+  const edge = 2 * 99 * waitPerRunS;
+  t.diagnostic(`${h.MODE}, ${how}: main thread on a CPU ${(100 * onCpu).toFixed(0)}%, waiting for one ${(100 * waiting).toFixed(0)}% ` +
+    `(${(1e3 * waitPerRunS).toFixed(1)} ms a wait); ${main} samples in ${secs} s, ${expected.toFixed(0)} expected at 99 Hz of its runnable time`);
   assert.ok(waiting >= 0.25, `the busy loop on its CPU made the main thread wait ${(100 * waiting).toFixed(0)}% of the time (the test needs ≥ 25%)`);
-  assert.ok(main >= 0.8 * expected && main <= 1.2 * expected,
-    `${main} main-thread samples, ${expected.toFixed(0)} expected (on a CPU ${(100 * onCpu).toFixed(0)}%, waiting ${(100 * waiting).toFixed(0)}%)\n${r.stderr}`);
+  assert.ok(main >= 0.8 * expected - edge && main <= 1.2 * expected,
+    `${main} main-thread samples, ${expected.toFixed(0)} expected (on a CPU ${(100 * onCpu).toFixed(0)}%, waiting ${(100 * waiting).toFixed(0)}%, ` +
+    `${(1e3 * waitPerRunS).toFixed(1)} ms a wait)\n${r.stderr}`);
   if (h.MODE === 'bpf') {
     const waited = Number((/; (\d+) \([\d.]+%\) waiting for a CPU/.exec(r.stderr) || [])[1]);
     assert.ok(waited > 0.15 * main, `the summary counts the samples of waits: ${waited}\n${r.stderr}`);
@@ -305,7 +311,7 @@ test('a thread waiting for a CPU is sampled too: samples follow its runnable tim
 // sampling periods at a time (it is on it ~1.5 % of the time). Its samples still follow its runnable
 // time: eBPF weights the wait by the periods it spans; ptrace's stop, asked for at one tick, arrives
 // only when the thread next runs, and stands for the ticks that came meanwhile (counted missed
-// before: 30–60 samples where ~300 were due).
+// before: 27 samples where ~311 were due).
 test('a thread kept waiting for a CPU for many ticks at a time is sampled at each of them', async (t) => {
   await samplesFollowRunnableTime(t, 'chain.js', 'starved at nice 19', { nice: 19 });
 });
