@@ -167,7 +167,12 @@ static void check_exits(struct bpf_backend *r)
 			}
 			continue;
 		}
-		if (process_gone(p->pid))
+		if (!process_gone(p->pid))
+			continue;
+		/* its exit record was written before it became a zombie: read what the ring still
+		 * holds (a consume within its slice may have stopped short of it under load) */
+		bpf_sampler_consume(r->bs, FINAL_DRAIN_NS);
+		if (p->state != PROC_EXITED)
 			target_exited(r, p, false, 0);
 	}
 }
