@@ -29,7 +29,8 @@ static void collect(void *ctx, struct tthread *t, const char *role, char state,
 int mode_dump(const struct options *o)
 {
 	struct sampler_opts so = {.rate_hz = 1, .stack_chunk = (size_t)o->stack_kb << 10,
-				  .stop_limit_ns = (uint64_t)o->stop_limit_us * 1000};
+				  .stop_limit_ns = (uint64_t)o->stop_limit_us * 1000,
+				  .stack_copy = o->stack_copy};
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
 		return EXIT_ERROR;

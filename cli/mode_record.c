@@ -86,7 +86,8 @@ static void sampler_opts_for(const struct options *o, struct sampler_opts *so)
 	*so = (struct sampler_opts){.rate_hz = o->rate_hz,
 				    .idle = o->idle,
 				    .stack_chunk = (size_t)o->stack_kb << 10,
-				    .stop_limit_ns = (uint64_t)o->stop_limit_us * 1000};
+				    .stop_limit_ns = (uint64_t)o->stop_limit_us * 1000,
+				    .stack_copy = o->stack_copy};
 }
 
 static int record_pid(const struct options *o)

@@ -93,10 +93,15 @@ void print_usage(FILE *f)
 		"      --idle               also sample threads that are not running (wall clock)\n"
 		"      --stack-kb N         stack bytes copied per sample, in KiB (default 64;\n"
 		"                           eBPF: at most 12, default 8)\n"
-		"      --stop-limit-us N    ptrace: resume a thread whose stack copy is not done\n"
-		"                           after N us and drop that sample (default: wait for it);\n"
-		"                           the copy waits while the target's own threads map or\n"
-		"                           unmap memory (ms after a GC); the copy is then made on a\n"
+		"      --stack-copy MODE    ptrace: who copies a stopped thread's stack; auto\n"
+		"                           (default): the kernel, as the thread switches out into\n"
+		"                           its stop (a perf event; root or CAP_PERFMON, or\n"
+		"                           perf_event_paranoid <= 1), else v8walk; kernel: insist;\n"
+		"                           read: v8walk (process_vm_readv), which waits while the\n"
+		"                           target's own threads map or unmap memory (ms after a GC)\n"
+		"      --stop-limit-us N    ptrace, when v8walk copies the stack: resume a thread\n"
+		"                           whose copy is not done after N us and drop that sample\n"
+		"                           (default: wait for it); the copy is then made on a\n"
 		"                           second thread, ~15 us more per stop (needs real-time\n"
 		"                           priority: root or CAP_SYS_NICE)\n"
 		"      --mode MODE          ptrace: stop each thread for a few microseconds;\n"
@@ -226,6 +231,9 @@ const char *options_conflict(const struct options *o)
 		       "FILE.cpuprofile)";
 	if (o->period_s > 0 && o->top)
 		return "--period cuts a recorded profile into files; top shows the profile live";
+	if (o->stack_copy != STACK_COPY_AUTO && (o->sampler == SAMPLER_BPF || o->core))
+		return "--stack-copy says who copies a stopped thread's stack in ptrace mode; eBPF "
+		       "mode and --core stop no thread";
 	const char *export_conflict = export_options_conflict(&o->export);
 	if (export_conflict)
 		return export_conflict;
@@ -292,7 +300,8 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU };
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU,
+	       O_STACKCOPY };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -317,6 +326,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	    {"force-v8-version", required_argument, NULL, O_FORCE},
 	    {"stack-kb", required_argument, NULL, O_STACKKB},
 	    {"stop-limit-us", required_argument, NULL, O_STOPLIMIT},
+	    {"stack-copy", required_argument, NULL, O_STACKCOPY},
 	    {"mode", required_argument, NULL, O_MODE},
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
@@ -457,6 +467,16 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 			o->stop_limit_us = (unsigned)v;
 			break;
 		}
+		case O_STACKCOPY:
+			if (!strcmp(optarg, "auto"))
+				o->stack_copy = STACK_COPY_AUTO;
+			else if (!strcmp(optarg, "kernel"))
+				o->stack_copy = STACK_COPY_KERNEL;
+			else if (!strcmp(optarg, "read"))
+				o->stack_copy = STACK_COPY_READ;
+			else
+				return refuse(why, "--stack-copy is auto, kernel or read, not '%s'", optarg);
+			break;
 		case 'q': o->quiet = true; break;
 		/* --help and --version win over anything else on the line, as getopt meets them */
 		case 'h': plan->action = ACTION_HELP; return true;

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "../profile/writers.h"
+#include "../ptrace/switch_copy.h"
 #include "../util/strbuf.h"
 #include "export_options.h"
 #include "../v8/version.h"
@@ -62,6 +63,7 @@ struct options {
 	unsigned stack_kb;
 	bool stack_kb_set;       /* --stack-kb was given */
 	unsigned stop_limit_us;  /* --stop-limit-us (0: no limit) */
+	enum stack_copy_mode stack_copy; /* --stack-copy */
 	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */

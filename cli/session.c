@@ -36,6 +36,11 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 	}
 	sampler_init(&ss->s, o->pid, so, &ss->tr, &ss->sw, &ss->tg.as, &ss->strings, sink, sink_ctx);
 	ss->opened = true;
+	if (so->stack_copy == STACK_COPY_KERNEL && !ss->s.kcopy.on) {
+		sb_printf(why, "--stack-copy kernel: the kernel cannot copy the stacks: %s", ss->s.kcopy.why_off);
+		session_close(ss);
+		return false;
+	}
 	return true;
 }
 

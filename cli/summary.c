@@ -112,6 +112,16 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 			     "copied (the target's threads held its memory-map lock: mapping or unmapping); "
 			     "those samples were dropped (counted missed)\n",
 			st->cut);
+	const struct switch_copy *k = &s->kcopy;
+	if (k->on)
+		fprintf(out, "v8walk: stacks copied by the kernel as each thread stopped: %lu of %lu stops "
+			     "(%lu as it switched out once before its stop; by v8walk: %lu without a record, "
+			     "%lu of threads without an event)\n",
+			st->kernel_copies, st->pauses.n, k->st.earlier, k->st.no_record,
+			st->pauses.n - st->kernel_copies - k->st.no_record);
+	else if (st->pauses.n)
+		fprintf(out, "v8walk: stacks copied by v8walk (process_vm_readv, which waits while the "
+			     "target's threads map or unmap memory): %s\n", k->why_off);
 	if (s->copier_why)
 		fprintf(out, "v8walk: stops are not limited (--stop-limit-us): %s\n", s->copier_why);
 	if (st->behind)

@@ -2,13 +2,16 @@
  * heaps holding every string representation, functions with ScopeInfo and Script, deoptimization
  * data and BytecodeArrays (v8_heap); source position and baseline tables (v8_tables); cores with
  * every note the reader knows (core); an eBPF sample record with a frame-pointer chain
- * (sample_record); a hand-encoded .eh_frame (cfi). Real inputs are committed in fuzz/corpus/. */
+ * (sample_record); a hand-encoded .eh_frame (cfi); perf records of a thread's switch into its stop
+ * (switch_record). Real inputs are committed in fuzz/corpus/. */
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include <linux/perf_event.h>
 
 #include "../bpf/sample_record.h"
 #include "../tests/unit/core_builder.h"
@@ -250,6 +253,32 @@ static void sample_seeds(struct out *o, const struct fake_heap *fh)
 	write_seed(o, "sample_record", "live-stack-only", &rec.r, sizeof(rec.r), rec.mem, sizeof(stack));
 }
 
+/* ---- switch_record: a lost record, then a sample of 256 stack bytes of which 200 were copied,
+ * as the kernel writes them for ptrace/switch_copy.c (the harness's first byte sets the ring's
+ * start: 0x9c makes the sample wrap around the end of the harness's 512-byte ring) ---- */
+
+static void switch_seeds(struct out *o)
+{
+	static uint8_t b[1 + 24 + 8 + 56 + 256 + 8];
+	size_t n = 0;
+	b[n++] = 0x9c;
+	struct perf_event_header lost = {.type = PERF_RECORD_LOST, .size = 24};
+	memcpy(b + n, &lost, sizeof(lost));
+	n += 24;
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .size = (uint16_t)(sizeof(b) - n)};
+	memcpy(b + n, &h, sizeof(h));
+	n += sizeof(h);
+	uint64_t v[] = {(uint64_t)4242 << 32 | 4240, 123456789, PERF_SAMPLE_REGS_ABI_64, 0x7ffd0040,
+			0x7ffd0000, 0x401000, 256};
+	memcpy(b + n, v, sizeof(v));
+	n += sizeof(v);
+	for (int i = 0; i < 256; i++)
+		b[n++] = (uint8_t)i;
+	uint64_t dyn = 200;
+	memcpy(b + n, &dyn, 8);
+	write_seed(o, "switch_record", "lost-then-sample", b, sizeof(b), NULL, 0);
+}
+
 /* ---- cfi: one CIE (CFA = rsp + 8, return address at CFA - 8) and an FDE with push rbp ---- */
 
 static void cfi_seeds(struct out *o)
@@ -295,5 +324,6 @@ int main(int argc, char **argv)
 	table_seeds(&o);
 	core_seeds(&o);
 	cfi_seeds(&o);
+	switch_seeds(&o);
 	return 0;
 }

@@ -48,6 +48,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	memsrc_live_init(&s->live, pid);
 	capture_pool_init(&s->captures, &s->live.base, SNAPSHOT_BUDGET);
 	rt_sched_init(&s->rt, !o->normal_priority);
+	switch_copy_init(&s->kcopy, pid, s->opts.stack_chunk, o->stack_copy != STACK_COPY_READ);
 	if (o->stop_limit_ns) {
 		if (!s->rt.allowed)
 			s->copier_why = "no real-time priority (needs root or CAP_SYS_NICE)";
@@ -82,6 +83,7 @@ void sampler_free(struct sampler *s)
 	drop_queue(s);
 	free(s->queue);
 	stack_copier_stop(s->copier);
+	switch_copy_free(&s->kcopy);
 	rt_sched_normal(&s->rt);
 	capture_pool_free(&s->captures);
 	memsrc_live_close(&s->live);
@@ -157,15 +159,33 @@ static bool copy_stack(struct sampler *s, struct tthread *t, struct capture *c, 
 	return true;
 }
 
+/* The registers and stack the kernel copied as the thread switched out (into this stop, or once
+ * before it since it was asked: switch_copy.h), when it did: they are the sample's. */
+static bool take_kernel_copy(struct sampler *s, struct tthread *t, struct capture *c, struct switch_record *rec)
+{
+	if (!switch_copy_take(&s->kcopy, t->tid, c->regs.r[DW_RSP], c->regs.r[DW_RIP], rec))
+		return false;
+	uint64_t fs_base = c->regs.fs_base; /* not in a record; a thread's own all along */
+	c->regs = rec->regs;
+	c->regs.fs_base = fs_base;
+	if (rec->time_ns < c->time_ns)
+		c->time_ns = rec->time_ns;
+	s->st.kernel_copies++;
+	return true;
+}
+
 /* Copy what must be consistent with the stop of one thread: its registers and its stack. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
 	uint64_t t0 = now_ns();
 	struct user_regs_struct ur;
+	/* (it waits for the thread to be off its CPU: the kernel's copy, if any, is written) */
 	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
 		return false;
 	uint64_t t1 = now_ns();
 	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
+	struct switch_record rec;
+	bool kernel = take_kernel_copy(s, t, c, &rec);
 	struct stack_bounds b;
 	uint64_t sp = c->regs.r[DW_RSP];
 	/* a stack v8walk has not seen mapped (a new thread) is copied from sp; its mapping is read
@@ -175,12 +195,21 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 		b.lo = sp - STACK_RED_ZONE;
 		b.hi = sp + s->opts.stack_chunk;
 	}
+	c->bounds = b;
 	uint64_t from = sp - STACK_RED_ZONE < b.lo ? b.lo : sp - STACK_RED_ZONE;
 	uint64_t to = from + s->opts.stack_chunk;
 	if (to > b.hi)
 		to = b.hi;
-	c->bounds = b;
-	bool ok = to <= from || copy_stack(s, t, c, from, (size_t)(to - from));
+	bool ok = true;
+	if (kernel) { /* kept in the snapshot, cut at the stack's end */
+		size_t len = to > sp ? (size_t)(to - sp) : 0;
+		if (len > rec.stack_len)
+			len = rec.stack_len;
+		if (len)
+			memsnap_put(&c->snap, sp, rec.stack, len);
+	} else if (to > from) {
+		ok = copy_stack(s, t, c, from, (size_t)(to - from));
+	}
 	s->st.regs_ns += t1 - t0;
 	s->st.stack_ns += now_ns() - t1;
 	return ok;
@@ -379,6 +408,14 @@ static bool asleep_maybe_in_gc(struct sampler *s, struct tthread *t, char state)
 	return nr >= 0 && !syscall_is_loop_wait(nr);
 }
 
+/* Ask a thread to stop, the kernel's copy of its stack armed first. */
+static void ask_stop(struct sampler *s, struct tthread *t, char state, uint64_t now)
+{
+	tinfo_for(s, t->tid)->requested_state = state;
+	switch_copy_arm(&s->kcopy, t->tid, now);
+	tracer_request_sample(s->tr, t, now);
+}
+
 /* Ask every thread that is due to stop; the stops are handled as they arrive. */
 static void tick(struct sampler *s)
 {
@@ -406,8 +443,7 @@ static void tick(struct sampler *s)
 				s->st.missed++;
 			continue;
 		}
-		tinfo_for(s, t->tid)->requested_state = state;
-		tracer_request_sample(s->tr, t, now);
+		ask_stop(s, t, state, now);
 	}
 }
 
@@ -427,6 +463,12 @@ void sampler_start(struct sampler *s, uint64_t now, uint64_t end)
 	s->half_ns = end ? now + (end - now) / 2 : 0;
 }
 
+static bool thread_alive(void *ctx, pid_t tid)
+{
+	const struct tthread *t = tracer_thread(ctx, tid);
+	return t && t->state != TS_GONE;
+}
+
 /* Every 1/rate s on average: the threads that run are asked to stop. */
 static void tick_when_due(struct sampler *s, uint64_t now)
 {
@@ -434,6 +476,7 @@ static void tick_when_due(struct sampler *s, uint64_t now)
 		return;
 	if (now - s->last_scan_ns > THREAD_SCAN_NS) {
 		tracer_scan_threads(s->tr);
+		switch_copy_keep(&s->kcopy, thread_alive, s->tr);
 		s->last_scan_ns = now;
 	}
 	tick(s);
@@ -507,8 +550,7 @@ static size_t request_unsettled(struct sampler *s, uint64_t now)
 		const struct captured_sample *c = latest_of(s, t->tid);
 		if (t->state != TS_RUNNING || t->want_sample || (c && !c->moved))
 			continue;
-		tinfo_for(s, t->tid)->requested_state = tthread_proc_state(t);
-		tracer_request_sample(s->tr, t, now);
+		ask_stop(s, t, tthread_proc_state(t), now);
 		asked++;
 	}
 	return asked;

@@ -20,6 +20,7 @@
 #include "../walker/validate.h"
 #include "../walker/thread_labels.h"
 #include "stack_copier.h"
+#include "switch_copy.h"
 #include "tracer.h"
 
 
@@ -29,6 +30,7 @@ struct sampler_opts {
 	size_t stack_chunk;  /* bytes of stack copied per sample before walking */
 	bool normal_priority; /* never switch to SCHED_FIFO while threads are stopped */
 	uint64_t stop_limit_ns; /* end a stop whose stack copy takes longer (0: no limit) */
+	enum stack_copy_mode stack_copy; /* who copies a stopped thread's stack (switch_copy.h) */
 };
 
 /* The counters at one instant: the second half of a run (from the middle of --duration to its
@@ -52,6 +54,7 @@ struct sampler_stats {
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
 	unsigned long gc_slept; /* samples of the main thread asleep inside a collection */
 	unsigned long cut; /* stops ended at stop_limit_ns, the sample dropped (stack_copier.h) */
+	unsigned long kernel_copies; /* stops whose stack the kernel copied (switch_copy.h) */
 	unsigned long snapshot_retakes; /* --dump: stops taken again (a GC moved what the first named) */
 	struct validation validation;
 	bool target_exited;
@@ -95,6 +98,7 @@ struct sampler {
 	/* what each stop copied, waiting to be decoded once its thread runs again */
 	struct capture_pool captures;
 	struct rt_sched rt;
+	struct switch_copy kcopy;    /* stacks the kernel copied at each stop (when kcopy.on) */
 	struct stack_copier *copier; /* NULL: stacks are copied inline (no limit, or no helper) */
 	const char *copier_why;      /* why there is no helper although a limit was asked */
 	uint64_t tick_ns; /* when the threads of the current tick were asked to stop */

@@ -8,7 +8,9 @@
 # On Node 26 only the files whose decoding depends on the V8 line run (frames, names, positions,
 # inlining, cores of that V8, dumps, the tracer's safety and the torture slice); the files that
 # do not (damaged cores, perf maps, errors, launch mode, --version-info) run on the system's node.
-# ASAN_E2E_FILES="a.test.js …" chooses others.
+# ASAN_E2E_FILES="a.test.js …" chooses others. On the system's node v8walk copies the stacks
+# itself (V8WALK_STACK_COPY=read: the fallback where perf events are not allowed, which the
+# other passes, where the kernel copies them, do not take); on Node 26 the kernel does (auto).
 set -eu
 cd "$(dirname "$0")/.."
 build=$1
@@ -20,10 +22,11 @@ echo "=== check-asan: unit tests ($build/unit-tests)"
 status=0
 for node in "$(command -v node)" "$(scripts/fetch-node.sh 26.10.0)"; do
 	files=""
-	[ "$node" != "$(command -v node)" ] && files=${ASAN_E2E_FILES:-sampler.test.js dump.test.js \
-positions.test.js core.test.js safety.test.js torture.test.js}
-	echo "=== check-asan: end-to-end suite on $node ($("$node" --version)), ptrace mode"
-	V8WALK=$PWD/$build/v8walk NODE_UNDER_TEST=$node V8WALK_MODES=ptrace \
+	copy=read
+	[ "$node" != "$(command -v node)" ] && copy= && files=${ASAN_E2E_FILES:-sampler.test.js dump.test.js \
+positions.test.js core.test.js safety.test.js torture.test.js stack_copy.test.js}
+	echo "=== check-asan: end-to-end suite on $node ($("$node" --version)), ptrace mode, stacks copied by ${copy:+v8walk (--stack-copy }${copy:-the kernel}${copy:+)}"
+	V8WALK=$PWD/$build/v8walk NODE_UNDER_TEST=$node V8WALK_MODES=ptrace V8WALK_STACK_COPY=$copy \
 		E2E_RESULTS=$build/matrix E2E_FILES=$files scripts/run-e2e.sh || status=1
 done
 exit $status

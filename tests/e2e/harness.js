@@ -18,10 +18,19 @@ const FIXTURES = path.join(ROOT, 'fixtures');
 const MODE = process.env.V8WALK_MODE || 'ptrace';
 if (!['ptrace', 'bpf'].includes(MODE)) throw new Error(`V8WALK_MODE must be ptrace or bpf, not ${MODE}`);
 
+// Who copies a stopped thread's stack in ptrace mode: V8WALK_STACK_COPY=read|kernel adds
+// `--stack-copy` to every ptrace run that does not choose itself (scripts/check-asan.sh runs one
+// pass with v8walk's own copies, the fallback where perf events are not allowed); unset = auto.
+const STACK_COPY = process.env.V8WALK_STACK_COPY || '';
+
 // `--mode MODE` in front of a sampling run's arguments (not for --dump, --core, --version-info,
-// which have one form, nor when the test chose a mode itself).
+// which have one form, nor when the test chose a mode itself), and `--stack-copy`.
 function withMode(args) {
   const oneForm = ['--mode', '--dump', '--core', '--version-info'];
+  const noCopy = ['--stack-copy', '--core', '--version-info'];
+  const ptrace = MODE === 'ptrace' && !args.includes('bpf');
+  if (STACK_COPY && ptrace && !args.some((a) => noCopy.includes(a)))
+    args = ['--stack-copy', STACK_COPY, ...args];
   if (!process.env.V8WALK_MODE || args.some((a) => oneForm.includes(a))) return args;
   return ['--mode', MODE, ...args];
 }
@@ -105,11 +114,13 @@ function startFixture(name, opts = {}) {
 }
 
 // Start a fixture script given by its path (e.g. a copy outside the repository).
-function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = NODE } = {}) {
+function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = NODE, uid } = {}) {
   const child = spawn(node, [...nodeArgs, script, ...args], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ...NODE_ENV, ...env },
     cwd,
+    uid,
+    gid: uid,
   });
   return controlled(child, path.basename(script));
 }
@@ -173,6 +184,15 @@ function startV8walk(args) {
   const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   done.then(sawSampling);
   return { child, done, sampling };
+}
+
+// The main thread's pause {median, p99, max} in µs from a ptrace summary (the pause of every
+// thread when the main thread was the only one stopped).
+function mainPause(stderr) {
+  const m = /the main thread's pause median (\d+) us, p99 (\d+) us, max (\d+) us/.exec(stderr) ||
+    /pause median (\d+) us, p99 (\d+) us, max (\d+) us/.exec(stderr);
+  if (!m) throw new Error(`no pause figure in:\n${stderr}`);
+  return { median: +m[1], p99: +m[2], max: +m[3] };
 }
 
 // Folded output → [{frames: [...root first], count}]
@@ -266,6 +286,6 @@ function hasChain(frames, chain) {
 
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, firstNodeTest, nodeVersion, startFixture,
-  startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
+  startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, mainPause, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };

@@ -3,7 +3,9 @@
 // page tables of the target's 1 GB with the lock held, as V8's workers do while they unmap
 // pages after a GC). A stack copy waits for that lock. With a limit every stop ends by it, the
 // samples that could not be copied in time are dropped and counted, and the others are named as
-// usual; a run without a limit beside it is shown for comparison. ptrace only
+// usual; a run without a limit beside it is shown for comparison. The limit bounds v8walk's own
+// copies (--stack-copy read; by default the kernel copies the stack at the stop, which waits for
+// no lock: stack_copy.test.js). ptrace only
 // (eBPF never stops the target); the first node of a matrix run only (what is proven is the
 // kernel's lock and v8walk's helper thread, not a node line).
 'use strict';
@@ -11,13 +13,7 @@ const assert = require('node:assert');
 const { spawn } = require('node:child_process');
 const h = require('./harness');
 
-// the main thread's pause {median, max} in µs from the summary
-function mainPause(stderr) {
-  const m = /the main thread's pause median (\d+) us, p99 \d+ us, max (\d+) us/.exec(stderr) ||
-    /pause median (\d+) us, p99 \d+ us, max (\d+) us/.exec(stderr);
-  assert.ok(m, `a pause figure in:\n${stderr}`);
-  return { median: +m[1], max: +m[2] };
-}
+const { mainPause } = h;
 const mainPauseMax = (stderr) => mainPause(stderr).max;
 
 // Under ASan + UBSan (scripts/check-asan.sh sets ASAN_OPTIONS) every step of a stop is several
@@ -32,8 +28,8 @@ if (h.MODE === 'ptrace') {
     t.after(() => fx.stop());
     const holder = spawn('sh', ['-c', `while echo 4 > /proc/${fx.pid}/clear_refs; do :; done`], { stdio: 'ignore' });
     t.after(() => holder.kill('SIGKILL'));
-    const run = (limit) => h.runV8walk(['--pid', String(fx.pid), '-d', '3', '--stop-limit-us', String(limit),
-      '-f', 'folded']);
+    const run = (limit) => h.runV8walk(['--pid', String(fx.pid), '-d', '3', '--stack-copy', 'read',
+      '--stop-limit-us', String(limit), '-f', 'folded']);
     const control = await run(0);
     assert.strictEqual(control.code, 0, control.stderr);
     const cmax = mainPauseMax(control.stderr);

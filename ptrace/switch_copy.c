@@ -1,0 +1,254 @@
+/* switch_copy.c — the stack a thread's switch into its ptrace stop copied (switch_copy.h). */
+#include "switch_copy.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/xalloc.h"
+
+/* the ring's data pages: one record of up to 64 KiB (the record's size field is 16 bits) with room
+ * to spare (a power of two, as perf requires) */
+enum { RING_DATA_PAGES = 32 };
+
+struct switch_ring {
+	pid_t tid;
+	int fd;
+	void *map;
+	size_t map_len;
+	struct perf_event_mmap_page *meta;
+	const uint8_t *data;
+	uint64_t data_size;
+	bool limit_pending; /* a REFRESH's one record is still to come (the event may be off: DISABLE) */
+	bool armed;         /* armed for the stop asked for after armed_ns */
+	uint64_t armed_ns;
+};
+
+static int open_event(const struct switch_copy *k, pid_t tid)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+		.sample_regs_user = SWITCH_REGS_MASK,
+		.sample_stack_user = k->stack_bytes,
+		.clockid = CLOCK_MONOTONIC,
+		.disabled = 1,
+		.use_clockid = 1,
+		.exclude_hv = 1,
+	};
+	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void close_ring(struct switch_ring *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->map = NULL;
+	r->fd = -1;
+}
+
+/* The event and ring of tid; -errno when either cannot be made (*r untouched then). */
+static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring *r)
+{
+	int fd = open_event(k, tid);
+	if (fd < 0)
+		return -errno;
+	size_t len = (1 + RING_DATA_PAGES) * k->page_size;
+	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		int err = errno;
+		close(fd);
+		return -err;
+	}
+	*r = (struct switch_ring){.tid = tid, .fd = fd, .map = map, .map_len = len, .meta = map};
+	uint64_t off = r->meta->data_offset, size = r->meta->data_size;
+	if (!off || !size || off + size > len) { /* kernels before 4.1: data follows the first page */
+		off = k->page_size;
+		size = len - k->page_size;
+	}
+	r->data = (const uint8_t *)map + off;
+	r->data_size = size;
+	return 0;
+}
+
+static int read_paranoid(void)
+{
+	int v = 99;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 99;
+		fclose(f);
+	}
+	return v;
+}
+
+static void explain(struct switch_copy *k, int err, const char *what)
+{
+	if (err == EACCES || err == EPERM) {
+		int p = read_paranoid();
+		if (p != 99)
+			snprintf(k->why_off, sizeof(k->why_off),
+				 "perf events are not allowed (kernel.perf_event_paranoid is %d; it takes 1 "
+				 "or less, or CAP_PERFMON)", p);
+		else
+			snprintf(k->why_off, sizeof(k->why_off), "perf events are not allowed (%s)", strerror(err));
+	} else if (err == ENOENT || err == ENODEV || err == EOPNOTSUPP || err == ENOSYS) {
+		snprintf(k->why_off, sizeof(k->why_off), "this kernel has no software perf events (%s)",
+			 strerror(err));
+	} else {
+		snprintf(k->why_off, sizeof(k->why_off), "%s: %s", what, strerror(err));
+	}
+}
+
+void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want)
+{
+	memset(k, 0, sizeof(*k));
+	k->pid = pid;
+	long ps = sysconf(_SC_PAGESIZE);
+	k->page_size = ps > 0 ? (size_t)ps : 4096;
+	if (stack_bytes > SWITCH_COPY_MAX_STACK)
+		stack_bytes = SWITCH_COPY_MAX_STACK;
+	k->stack_bytes = (uint32_t)(stack_bytes & ~(size_t)7);
+	if (!want) {
+		snprintf(k->why_off, sizeof(k->why_off), "--stack-copy read");
+		return;
+	}
+	struct switch_ring r;
+	int err = open_ring(k, pid, &r);
+	if (err) {
+		explain(k, -err, "the kernel refused a context-switch perf event");
+		return;
+	}
+	XGROW(k->rings, k->cap, 1);
+	k->rings[k->nrings++] = r;
+	k->scratch = xmalloc(SWITCH_RECORD_MAX);
+	k->on = true;
+}
+
+void switch_copy_free(struct switch_copy *k)
+{
+	for (size_t i = 0; i < k->nrings; i++)
+		close_ring(&k->rings[i]);
+	free(k->rings);
+	free(k->scratch);
+	memset(k, 0, sizeof(*k));
+}
+
+static struct switch_ring *ring_of(struct switch_copy *k, pid_t tid)
+{
+	for (size_t i = 0; i < k->nrings; i++)
+		if (k->rings[i].tid == tid)
+			return &k->rings[i];
+	return NULL;
+}
+
+/* Close ring i (the last takes its place). */
+static void drop_ring(struct switch_copy *k, size_t i)
+{
+	close_ring(&k->rings[i]);
+	k->rings[i] = k->rings[--k->nrings];
+}
+
+void switch_copy_keep(struct switch_copy *k, bool (*alive)(void *ctx, pid_t tid), void *ctx)
+{
+	for (size_t i = k->nrings; i-- > 0;)
+		if (!alive(ctx, k->rings[i].tid))
+			drop_ring(k, i);
+}
+
+static uint64_t ring_head(const struct switch_ring *r)
+{
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* Everything written so far is read: the kernel may write over it. */
+static void ring_consume(struct switch_ring *r, uint64_t head)
+{
+	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+}
+
+bool switch_copy_arm(struct switch_copy *k, pid_t tid, uint64_t now_ns)
+{
+	if (!k->on)
+		return false;
+	struct switch_ring *r = ring_of(k, tid);
+	if (!r) {
+		struct switch_ring fresh;
+		if (open_ring(k, tid, &fresh) != 0) {
+			k->st.open_failed++;
+			return false;
+		}
+		XGROW(k->rings, k->cap, k->nrings + 1);
+		r = &k->rings[k->nrings++];
+		*r = fresh;
+	}
+	uint64_t head = ring_head(r);
+	/* a record came since the last arm (its limit was used) or none is pending: one more */
+	if (head != r->meta->data_tail)
+		r->limit_pending = false;
+	ring_consume(r, head);
+	int rc = r->limit_pending ? ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0)
+				  : ioctl(r->fd, PERF_EVENT_IOC_REFRESH, 1);
+	if (rc != 0) {
+		r->armed = false;
+		return false;
+	}
+	r->limit_pending = true;
+	r->armed = true;
+	r->armed_ns = now_ns;
+	k->st.armed++;
+	return true;
+}
+
+struct since_arming {
+	const struct switch_ring *r;
+	pid_t tid;
+};
+
+/* A record of this thread's since it was armed (not one left from before). */
+static bool since_arming(const struct switch_record *s, void *ctx)
+{
+	const struct since_arming *w = ctx;
+	return s->tid == (uint32_t)w->tid && s->has_regs && s->time_ns >= w->r->armed_ns;
+}
+
+bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64_t stop_ip,
+		      struct switch_record *out)
+{
+	struct switch_ring *r = k->on ? ring_of(k, tid) : NULL;
+	if (!r || !r->armed)
+		return false;
+	r->armed = false;
+	struct switch_ring_view v = {.data = r->data, .size = r->data_size, .scratch = k->scratch};
+	struct since_arming w = {.r = r, .tid = tid};
+	bool found;
+	if (!switch_ring_scan(&v, r->meta->data_tail, ring_head(r), since_arming, &w, out, &found)) {
+		/* no switch recorded (the ring was full, or its thread is not the one of this tid any
+		 * more: a reused tid) — the ring is made again at the next arm */
+		k->st.no_record++;
+		drop_ring(k, (size_t)(r - k->rings));
+		return false;
+	}
+	r->limit_pending = false; /* the record used the event's one */
+	if (!found) {
+		k->st.no_record++;
+		return false;
+	}
+	if (out->regs.r[DW_RSP] != stop_sp || out->regs.r[DW_RIP] != stop_ip)
+		k->st.earlier++;
+	k->st.taken++;
+	return true;
+}

@@ -1,0 +1,119 @@
+// stack_copy.test.js — who copies a stopped thread's stack in ptrace mode (ptrace/switch_copy.h).
+// By default the kernel copies it as the thread switches out into its stop (a context-switch
+// perf event armed for one record), in the thread's own context, where the target's memory-map
+// lock is not taken: a stop then never waits while the target's other threads map or unmap
+// memory, as a copy with process_vm_readv does (--stack-copy read). Proven against a target whose
+// lock is held for writing most of the time (writes of 4 to /proc/PID/clear_refs walk its 1 GB
+// of page tables with it held, as V8's workers do while they unmap pages after a GC), beside a
+// run that copies with process_vm_readv and waits. Where perf events are not allowed v8walk
+// copies the stack itself and says why; --stack-copy kernel then refuses to start. ptrace only.
+'use strict';
+const assert = require('node:assert');
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+
+const SANITIZED = Boolean(process.env.ASAN_OPTIONS);
+const oneLine = (s) => s.trim().split('\n').pop();
+
+// "stacks copied by the kernel as each thread stopped: N of M stops" → {taken, stops}
+function kernelCopies(stderr) {
+  const m = /stacks copied by the kernel as each thread stopped: (\d+) of (\d+) stops/.exec(stderr);
+  assert.ok(m, `the summary says the kernel copied the stacks:\n${stderr}`);
+  return { taken: +m[1], stops: +m[2] };
+}
+
+// the fixture's hot chain outer → middle → leaf, in its own file (chain.js's ready line)
+const chainOf = (fx) => ['outer', 'middle', 'leaf'].map((name) => ({ name, file: fx.ready.file }));
+
+const namedIn = (stdout, fn) => h.parseFolded(stdout).filter((s) => s.frames.some((f) => f.startsWith(fn)))
+  .reduce((a, s) => a + s.count, 0);
+
+h.modeTest('ptrace', 'by default the kernel copies each stopped thread\'s stack, and its frames are named from it', async (t) => {
+  const fx = await h.startFixture('chain.js');
+  t.after(() => fx.stop());
+  const r = await h.runV8walk(['--pid', String(fx.pid), '-d', '2', '--raw', '--function', '--stack-copy', 'auto']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const k = kernelCopies(r.stderr);
+  // a stop whose thread switched out once before it (preempted, asleep) and ran on is copied by
+  // v8walk: rare on a busy thread
+  assert.ok(k.stops > 50 && k.taken >= 0.9 * k.stops, `${k.taken} of ${k.stops} stops copied by the kernel\n${r.stderr}`);
+  const total = h.parseFolded(r.stdout).reduce((a, s) => a + s.count, 0);
+  const chain = h.parseFolded(r.stdout).filter((s) => h.hasChain(s.frames, chainOf(fx))).reduce((a, s) => a + s.count, 0);
+  assert.ok(chain >= 0.5 * total, `${chain} of ${total} samples hold the fixture's whole JS chain\n${r.stdout.slice(0, 2000)}`);
+  assert.strictEqual(h.tracerPid(fx.pid), 0, 'the target is left untraced');
+  assert.ok(await fx.ping(), fx.describe());
+});
+
+h.firstNodeTest('no stop waits for the target\'s memory-map lock when the kernel copies the stack; a copy by v8walk does', { skip: h.MODE !== 'ptrace' && 'ptrace only' }, async (t) => {
+  const fx = await h.startFixture('mapped.js');
+  t.after(() => fx.stop());
+  const holder = spawn('sh', ['-c', `while echo 4 > /proc/${fx.pid}/clear_refs; do :; done`], { stdio: 'ignore' });
+  t.after(() => holder.kill('SIGKILL'));
+  const run = (how) => h.runV8walk(['--pid', String(fx.pid), '-d', '3', '--stack-copy', how, '-f', 'folded']);
+  // the lock is not met by every stop (each write holds it 1.5–3 ms, with gaps): v8walk's own
+  // copy is made until one run of it waited a millisecond, else this test proves nothing
+  let read, readMax = 0;
+  for (let i = 0; i < 3 && readMax < 1000; i++) {
+    read = await run('read');
+    assert.strictEqual(read.code, 0, read.stderr);
+    readMax = Math.max(readMax, h.mainPause(read.stderr).max);
+  }
+  const kernel = await run('kernel');
+  holder.kill('SIGKILL');
+  assert.strictEqual(kernel.code, 0, kernel.stderr);
+  const pause = h.mainPause(kernel.stderr);
+  t.diagnostic(`main thread's longest stop: ${readMax} us copied by v8walk, ${pause.max} us copied by the kernel (median ${pause.median} us)`);
+  assert.ok(readMax >= 1000, `v8walk's own copy waited for the lock (longest stop ${readMax} us): the test holds it\n${read.stderr}`);
+  // a stop is the registers and a copy out of the ring: tens of microseconds, not the lock's
+  // milliseconds (a sanitized build is several times slower at every step)
+  const bound = 700 + (SANITIZED ? 4 * pause.median : 0);
+  assert.ok(pause.max <= bound, `with the kernel's copy the longest stop was ${pause.max} us (at most ${bound})\n${kernel.stderr}`);
+  const k = kernelCopies(kernel.stderr);
+  assert.ok(k.taken >= 0.9 * k.stops, `${k.taken} of ${k.stops} stops copied by the kernel\n${kernel.stderr}`);
+  assert.ok(namedIn(kernel.stdout, 'busyMapped') > 0, `the samples are named:\n${kernel.stdout.slice(0, 2000)}`);
+  assert.ok(await fx.ping(), fx.describe());
+});
+
+// As another user (uid 65534) on that user's own node: perf events for another process's thread
+// in its kernel context are allowed there only when kernel.perf_event_paranoid is 1 or less.
+h.firstNodeTest('without perf events v8walk copies the stack itself and says why; --stack-copy kernel refuses', {
+  skip: (h.MODE !== 'ptrace' && 'ptrace only') || (process.getuid() !== 0 && 'needs root to run as another user') ||
+    (!h.runnableByAnyone(h.NODE) && `${h.NODE} cannot be run by another user`) ||
+    (fs.existsSync('/proc/sys/kernel/yama/ptrace_scope') && fs.readFileSync('/proc/sys/kernel/yama/ptrace_scope', 'utf8').trim() !== '0' &&
+      'Yama keeps another user from tracing its own processes'),
+}, async (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-stack-copy-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  fs.chmodSync(tmp, 0o755);
+  for (const f of ['chain.js', 'lib/control.js']) {
+    fs.mkdirSync(path.dirname(path.join(tmp, f)), { recursive: true, mode: 0o755 });
+    fs.copyFileSync(path.join(h.FIXTURES, f), path.join(tmp, f));
+  }
+  const bin = path.join(tmp, 'v8walk');
+  fs.copyFileSync(h.V8WALK, bin);
+  fs.chmodSync(bin, 0o755);
+  const fx = await h.startScript(path.join(tmp, 'chain.js'), { uid: 65534 });
+  t.after(() => fx.stop());
+  const paranoid = +fs.readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8');
+  const as = (args) => spawnSync(bin, ['--mode', 'ptrace', '--pid', String(fx.pid), '-d', '1', '--raw', ...args],
+    { uid: 65534, gid: 65534, encoding: 'utf8', env: { ...process.env, ...h.NODE_ENV } });
+  const auto = as(['--stack-copy', 'auto']);
+  assert.strictEqual(auto.status, 0, auto.stderr);
+  assert.ok(h.parseFolded(auto.stdout).some((s) => h.hasChain(s.frames, chainOf(fx))), `named samples:\n${auto.stdout.slice(0, 1000)}`);
+  const insist = as(['--stack-copy', 'kernel']);
+  if (paranoid <= 1) {
+    t.diagnostic(`kernel.perf_event_paranoid is ${paranoid}: another user's kernel copies are allowed`);
+    kernelCopies(auto.stderr);
+    assert.strictEqual(insist.status, 0, insist.stderr);
+  } else {
+    const why = `perf events are not allowed \\(kernel.perf_event_paranoid is ${paranoid}; it takes 1 or less, or CAP_PERFMON\\)`;
+    assert.match(auto.stderr, new RegExp(`stacks copied by v8walk \\(process_vm_readv[^)]*\\): ${why}`));
+    assert.strictEqual(insist.status, 1, insist.stderr);
+    assert.match(oneLine(insist.stderr), new RegExp(`--stack-copy kernel: the kernel cannot copy the stacks: ${why}`));
+  }
+  assert.strictEqual(h.tracerPid(fx.pid), 0, 'the target is left untraced');
+  assert.ok(await fx.ping(), fx.describe());
+});
