@@ -6,8 +6,12 @@
  * SCHED_FIFO when it may (v8walk holds that policy while a stop is handled) — and reports the pause the
  * way v8walk's summary measures it (from seeing the stop to being ready to resume), plus the lag
  * (interrupt to stop seen) and the whole stop (interrupt to resumed), as one JSON line on stdout.
+ * With --kernel-copy the stack is copied as v8walk copies it by default: by the kernel as the
+ * thread switches out into its stop (ptrace/switch_copy.h: a perf event armed before the
+ * interrupt), then out of the event's ring into the probe's buffer while the thread is stopped;
+ * a stop whose record is not of it is copied with process_vm_readv, as v8walk does.
  *
- *   floor_probe PID RATE_HZ SECONDS [STACK_KIB]
+ *   floor_probe [--kernel-copy] PID RATE_HZ SECONDS [STACK_KIB]
  *
  * SIGINT/SIGTERM end it early (after the stop in progress, the target resumed and detached).
  */
@@ -25,6 +29,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "../ptrace/switch_copy.h"
+
 #define RED_ZONE 128
 #define MAX_SAMPLES (1u << 20)
 
@@ -34,6 +40,7 @@ struct probe_opts {
 	double seconds;
 	size_t stack_bytes;
 	uint64_t stack_lo, stack_hi; /* the main thread's stack mapping ([stack] in the maps), or 0 */
+	bool kernel_copy;            /* --kernel-copy */
 };
 
 /* The [stack] mapping of the process, read once (0, 0 when not found: nothing is cut). */
@@ -60,6 +67,7 @@ struct probe_stats {
 	size_t short_reads;  /* process_vm_readv copied less than asked (stack top reached) */
 	uint64_t bytes_read; /* total */
 	size_t other_stops;  /* signal-delivery stops passed on to the target */
+	size_t kernel_copies; /* stops whose stack the kernel copied (--kernel-copy) */
 };
 
 static uint64_t now_ns(void)
@@ -86,8 +94,13 @@ static double quantile_us(uint64_t *v, size_t n, double q)
 
 static int parse_opts(int argc, char **argv, struct probe_opts *o)
 {
+	if (argc > 1 && !strcmp(argv[1], "--kernel-copy")) {
+		o->kernel_copy = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 4 || argc > 5) {
-		fprintf(stderr, "usage: floor_probe PID RATE_HZ SECONDS [STACK_KIB]\n");
+		fprintf(stderr, "usage: floor_probe [--kernel-copy] PID RATE_HZ SECONDS [STACK_KIB]\n");
 		return -1;
 	}
 	char *end;
@@ -140,10 +153,30 @@ static int wait_interrupt_stop(pid_t tid, struct probe_stats *st)
 	}
 }
 
+/* The stack the kernel copied as the thread switched out, into buf: the bytes copied, or -1 (no
+ * record). */
+static ssize_t take_kernel_copy(struct switch_copy *k, const struct probe_opts *o,
+				const struct user_regs_struct *regs, unsigned char *buf)
+{
+	struct switch_record rec;
+	if (!switch_copy_take(k, o->pid, regs->rsp, regs->rip, &rec))
+		return -1;
+	uint64_t sp = rec.regs.r[DW_RSP];
+	size_t len = rec.stack_len;
+	if (sp >= o->stack_lo && sp < o->stack_hi && o->stack_hi - sp < len)
+		len = (size_t)(o->stack_hi - sp);
+	if (len > o->stack_bytes)
+		len = o->stack_bytes;
+	memcpy(buf, rec.stack, len);
+	return (ssize_t)len;
+}
+
 /* One sample: the floor's whole work. 0 ok, -1 target gone. */
-static int sample_once(const struct probe_opts *o, unsigned char *buf, struct probe_stats *st)
+static int sample_once(const struct probe_opts *o, struct switch_copy *k, unsigned char *buf,
+		       struct probe_stats *st)
 {
 	uint64_t t_int = now_ns();
+	bool armed = o->kernel_copy && switch_copy_arm(k, o->pid, t_int);
 	if (ptrace(PTRACE_INTERRUPT, o->pid, NULL, NULL) != 0)
 		return -1;
 	if (wait_interrupt_stop(o->pid, st) != 0)
@@ -156,9 +189,15 @@ static int sample_once(const struct probe_opts *o, unsigned char *buf, struct pr
 	size_t len = o->stack_bytes;
 	if (from >= o->stack_lo && from < o->stack_hi && o->stack_hi - from < len)
 		len = (size_t)(o->stack_hi - from);
-	struct iovec local = { buf, len };
-	struct iovec remote = { (void *)(uintptr_t)from, len };
-	ssize_t got = process_vm_readv(o->pid, &local, 1, &remote, 1, 0);
+	ssize_t got = armed ? take_kernel_copy(k, o, &regs, buf) : -1;
+	if (got >= 0) {
+		st->kernel_copies++;
+		len = (size_t)got;
+	} else {
+		struct iovec local = { buf, len };
+		struct iovec remote = { (void *)(uintptr_t)from, len };
+		got = process_vm_readv(o->pid, &local, 1, &remote, 1, 0);
+	}
 	uint64_t t_done = now_ns();
 	if (ptrace(PTRACE_CONT, o->pid, NULL, NULL) != 0)
 		return -1;
@@ -204,14 +243,15 @@ static void print_result(const struct probe_opts *o, struct probe_stats *st, dou
 	       "\"stackBytes\":%zu,\"meanBytesRead\":%.0f,\"shortReads\":%zu,\"otherStops\":%zu,"
 	       "\"pauseMedianUs\":%.1f,\"pauseP99Us\":%.1f,\"pauseMaxUs\":%.1f,"
 	       "\"lagMedianUs\":%.1f,\"lagP99Us\":%.1f,\"stopMedianUs\":%.1f,\"stopP99Us\":%.1f,"
-	       "\"stopMaxUs\":%.1f,\"cpuPercent\":%.2f,\"fifo\":%s}\n",
+	       "\"stopMaxUs\":%.1f,\"cpuPercent\":%.2f,\"fifo\":%s,\"kernelCopy\":%s,\"kernelCopies\":%zu}\n",
 	       (int)o->pid, o->rate_hz, secs, st->n, gone ? "true" : "false", o->stack_bytes,
 	       st->n ? (double)st->bytes_read / (double)st->n : 0.0, st->short_reads, st->other_stops,
 	       quantile_us(st->pause_ns, st->n, 0.5), quantile_us(st->pause_ns, st->n, 0.99),
 	       quantile_us(st->pause_ns, st->n, 1.0), quantile_us(st->lag_ns, st->n, 0.5),
 	       quantile_us(st->lag_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 0.5),
 	       quantile_us(st->stop_ns, st->n, 0.99), quantile_us(st->stop_ns, st->n, 1.0),
-	       secs > 0 ? 100.0 * cpu / secs : 0.0, fifo ? "true" : "false");
+	       secs > 0 ? 100.0 * cpu / secs : 0.0, fifo ? "true" : "false", o->kernel_copy ? "true" : "false",
+	       st->kernel_copies);
 }
 
 int main(int argc, char **argv)
@@ -238,6 +278,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	find_stack(&o);
+	struct switch_copy k;
+	switch_copy_init(&k, o.pid, o.stack_bytes, o.kernel_copy);
+	if (o.kernel_copy && !k.on) {
+		fprintf(stderr, "floor_probe: --kernel-copy: %s\n", k.why_off);
+		return 1;
+	}
 	struct sched_param sp = { .sched_priority = sched_get_priority_min(SCHED_FIFO) };
 	int fifo = sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) == 0;
 	if (ptrace(PTRACE_SEIZE, o.pid, NULL, NULL) != 0) {
@@ -254,7 +300,7 @@ int main(int argc, char **argv)
 		uint64_t now = now_ns();
 		if (next < now) /* fell behind (the probe was not scheduled): skip, as v8walk does */
 			next = now + period;
-		gone = sample_once(&o, buf, &st) != 0;
+		gone = sample_once(&o, &k, buf, &st) != 0;
 	}
 	double secs = (double)(now_ns() - start) / 1e9;
 	if (!gone) { /* a seized tracee is detached from a stop */
@@ -262,6 +308,7 @@ int main(int argc, char **argv)
 			ptrace(PTRACE_DETACH, o.pid, NULL, NULL);
 	}
 	print_result(&o, &st, secs, gone, fifo);
+	switch_copy_free(&k);
 	free(buf);
 	free(st.pause_ns);
 	free(st.lag_ns);

@@ -1,8 +1,10 @@
 // real_cost.js — `make bench`: what a sample costs real npm programs (bench/WORKLOADS.md), measured
 // side by side in one run on each workload's one target process. Phases, each PHASE_S seconds:
 // unprofiled (twice a round), the floor probe (build/bench/floor_probe: interrupt + registers + one
-// copy of the same 64 KiB of stack + resume, nothing else) at 99 and 999 Hz, and v8walk in ptrace
-// and eBPF mode at 99 and 999 Hz; the order of the profiled phases rotates from round to round so
+// copy of the same 64 KiB of stack + resume, nothing else) at 99 and 999 Hz, with the copy made by
+// process_vm_readv ("floor") and by the kernel at the stop as v8walk makes it by default ("floor k",
+// ptrace/switch_copy.h), v8walk in ptrace and eBPF mode at 99 and 999 Hz, and v8walk copying the
+// stacks itself (--stack-copy read, "ptrace read") at the first rate; the order of the profiled phases rotates from round to round so
 // that machine noise hits all of them alike. Measured per phase, over the phase's steady part (from
 // SETTLE_S after the profiler started to its end, on CLOCK_MONOTONIC, which the target's progress
 // timeline also uses):
@@ -11,14 +13,15 @@
 //   - the target's own view of its pauses: gaps longer than 20 µs seen by the hot-loop probe of the
 //     workloads that have one (count per second, median, p99, max), beside the unprofiled phases';
 //   - the target's CPU share (from /proc/PID/stat);
-//   - v8walk's summary (stderr): pause median and p99, reads per sample, own CPU, missed samples;
-//     the floor probe's pause median, p99, max.
+//   - v8walk's summary (stderr): pause median and p99, reads per sample, own CPU, missed samples,
+//     the share of stops whose stack the kernel copied; the floor probes' pause median, p99, max.
 // Then, with BENCH_SATURATE (default 1), the same under CPU saturation: as many busy processes
 // (`sh` spinning, the normal policy) as the machine has CPUs run beside the target during three
 // more phases a round — unprofiled, the floor probe and v8walk ptrace at the first rate, marked
 // "+busy" — whose ratios are to the unprofiled "+busy" phase of the round.
-// With BENCH_STOP_LIMIT_US (default 1000; 0: none), one more phase a round: v8walk ptrace at the
-// first rate with --stop-limit-us (the stack copied on a helper thread, a stop ended at the limit).
+// With BENCH_STOP_LIMIT_US (default 0: none), one more phase a round: v8walk ptrace at the first rate
+// with --stack-copy read --stop-limit-us (v8walk's copy made on a helper thread, a stop ended at the
+// limit).
 // With eBPF among the samplers, one more: eBPF at the first rate with --on-cpu (no sched_switch
 // program: what sampling the threads' waits for a CPU costs is the difference).
 // With BENCH_COMPARE=PATH (another v8walk binary, e.g. the last release's), one more phase a round
@@ -49,7 +52,7 @@ const SETTLE_S = 0.7;
 const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const SATURATE = process.env.BENCH_SATURATE !== '0';
-const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 1000);
+const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 0);
 const COMPARE = process.env.BENCH_COMPARE || '';
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
@@ -122,8 +125,8 @@ async function startServerTarget(w) {
 }
 
 function profilerArgs(config, pid, seconds) {
-  if (config.tool === 'floor') return [FLOOR_PROBE, [String(pid), String(config.hz), String(seconds)]];
-  const limit = config.limitUs ? ['--stop-limit-us', String(config.limitUs)] : [];
+  if (config.tool === 'floor') return [FLOOR_PROBE, [...(config.kernelCopy ? ['--kernel-copy'] : []), String(pid), String(config.hz), String(seconds)]];
+  const limit = config.limitUs ? ['--stack-copy', 'read', '--stop-limit-us', String(config.limitUs)] : config.readCopy ? ['--stack-copy', 'read'] : [];
   const onCpu = config.onCpu ? ['--on-cpu'] : [];
   return [config.bin || V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, ...onCpu, '--raw', '-o', '/dev/null']];
 }
@@ -151,10 +154,14 @@ function parseSummary(tool, stderr) {
     // ptrace: ticks a stop stood for that came while it was on its way (the thread waited for a CPU)
     late: num(/; (\d+) \([\d.]+%\) ticks that came while a stop was on its way/) || 0,
     tooDeep: num(/(\d+) stacks were deeper than one eBPF sample holds/) || 0,
+    // ptrace: stops whose stack the kernel copied at the stop (switch_copy.h), of all stops
+    kernelCopies: num(/stacks copied by the kernel as each thread stopped: (\d+) of/),
+    stops: num(/stacks copied by the kernel as each thread stopped: \d+ of (\d+) stops/),
   };
   if (s.samples === undefined) throw new Error(`no v8walk summary in: ${stderr.trim()}`);
   s.missedPercent = s.samples + s.missed > 0 ? (100 * s.missed) / (s.samples + s.missed) : 0;
   s.latePercent = s.samples > 0 ? (100 * s.late) / s.samples : 0;
+  s.kernelCopyPercent = s.stops > 0 ? (100 * s.kernelCopies) / s.stops : tool === 'ptrace' ? 0 : undefined;
   return s;
 }
 
@@ -232,8 +239,11 @@ function schedule(round) {
   const profiled = [];
   for (const hz of RATES) {
     profiled.push({ tool: 'floor', hz, name: `floor ${hz} Hz` });
+    profiled.push({ tool: 'floor', hz, kernelCopy: true, name: `floor k ${hz} Hz` });
     for (const tool of SAMPLERS) profiled.push({ tool, hz, name: `${tool} ${hz} Hz` });
   }
+  if (SAMPLERS.includes('ptrace'))
+    profiled.push({ tool: 'ptrace', hz: RATES[0], readCopy: true, name: `ptrace read ${RATES[0]} Hz` });
   if (STOP_LIMIT_US && SAMPLERS.includes('ptrace'))
     profiled.push({ tool: 'ptrace', hz: RATES[0], limitUs: STOP_LIMIT_US, name: `ptrace ${RATES[0]} Hz ≤${STOP_LIMIT_US / 1000}ms` });
   if (SAMPLERS.includes('bpf'))
@@ -279,7 +289,9 @@ function summarise(result) {
   const rows = [];
   // a phase's baseline: the unprofiled phases of its round, saturated or not as it was
   const baseOf = (r, busy = false) => result.phases.filter((p) => p.tool === 'none' && p.round === r && p.busy === busy);
-  const floorOf = (hz, busy) => result.phases.filter((p) => p.tool === 'floor' && p.hz === hz && p.busy === busy).map((p) => p.profiler);
+  // the floor probe's phases at a rate: copying with process_vm_readv, or (kernel) as v8walk does by default
+  const floorOf = (hz, busy, kernel = false) => result.phases.filter((p) => p.tool === 'floor' && p.hz === hz && p.busy === busy &&
+    !!p.profiler.kernelCopy === kernel).map((p) => p.profiler);
   const configs = [...new Set(result.phases.filter((p) => p.tool !== 'none').map((p) => p.config))];
   const unprofRow = (busy) => {
     const b = result.phases.filter((p) => p.tool === 'none' && p.busy === busy);
@@ -299,8 +311,8 @@ function summarise(result) {
     if (name === busyConfigs[0]) rows.push(unprofRow(true));
     const ratio = (f) => mean(ph.map((p) => f(p) / mean(baseOf(p.round, busy).map(f))));
     const prof = ph.map((p) => p.profiler);
-    const floors = floorOf(hz, busy);
-    const floorMedian = median(floors.map((f) => f.pauseMedianUs));
+    const floorMedian = median(floorOf(hz, busy).map((f) => f.pauseMedianUs));
+    const kFloorMedian = median(floorOf(hz, busy, true).map((f) => f.pauseMedianUs));
     const row = {
       config: name, tool, hz, throughputRatio: ratio((p) => p.rate),
       throughputRange: [Math.min(...ph.map((p) => p.rate / mean(baseOf(p.round, busy).map((b) => b.rate)))), Math.max(...ph.map((p) => p.rate / mean(baseOf(p.round, busy).map((b) => b.rate))))],
@@ -312,7 +324,8 @@ function summarise(result) {
     }
     if (ph[0].server) { row.p50Ratio = ratio((p) => p.server.p50Ms); row.p99Ratio = ratio((p) => p.server.p99Ms); }
     if (tool === 'floor') {
-      Object.assign(row, { pauseMedianUs: median(prof.map((f) => f.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((f) => f.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((f) => f.pauseMaxUs)), cpuPercent: mean(prof.map((f) => f.cpuPercent)), samples: prof.reduce((a, f) => a + f.samples, 0) });
+      Object.assign(row, { pauseMedianUs: median(prof.map((f) => f.pauseMedianUs)), pauseP99Us: Math.max(...prof.map((f) => f.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((f) => f.pauseMaxUs)), cpuPercent: mean(prof.map((f) => f.cpuPercent)), samples: prof.reduce((a, f) => a + f.samples, 0),
+        kernelCopyPercent: prof[0].kernelCopy ? mean(prof.map((f) => (100 * f.kernelCopies) / Math.max(f.samples, 1))) : undefined });
     } else {
       Object.assign(row, {
         overran: ph.filter((p) => p.overran).length, longestRunS: Math.max(...ph.map((p) => p.profilerS)),
@@ -325,6 +338,8 @@ function summarise(result) {
         Object.assign(row, {
           pauseMedianUs: median(prof.map((s) => s.pauseMedianUs)), allPauseMedianUs: median(prof.map((s) => s.allPauseMedianUs)), pauseP99Us: Math.max(...prof.map((s) => s.pauseP99Us)), pauseMaxUs: Math.max(...prof.map((s) => s.pauseMaxUs ?? 0)),
           readsPerSample: mean(prof.map((s) => s.readsPerSample)), floorMedianUs: floorMedian, pauseOverFloor: median(prof.map((s) => s.pauseMedianUs)) / floorMedian,
+          kFloorMedianUs: kFloorMedian, pauseOverKFloor: median(prof.map((s) => s.pauseMedianUs)) / kFloorMedian,
+          kernelCopyPercent: mean(prof.map((s) => s.kernelCopyPercent)),
         });
       }
       if (tool === 'bpf') row.tooDeep = prof.reduce((a, s) => a + (s.tooDeep || 0), 0);
@@ -340,7 +355,7 @@ function printTable(result, rows) {
   console.log(`\n${result.workload} — ${result.covers} (pid ${result.pid})`);
   const server = result.kind === 'server';
   console.log(['phase'.padEnd(14), 'tput ratio'.padStart(10), 'range'.padStart(12), server ? 'p50 ×'.padStart(6) : 'gaps/s'.padStart(7), server ? 'p99 ×'.padStart(6) : 'gap p99'.padStart(8), server ? '' : 'gap max'.padStart(8), server ? '' : '1st 0.7s'.padStart(9),
-    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'late%'.padStart(6), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
+    'per CPU-s'.padStart(9), 'on CPU'.padStart(7), 'pause p50'.padStart(10), 'p99'.padStart(7), 'max'.padStart(7), '÷floor'.padStart(7), '÷kfloor'.padStart(8), 'k-copy%'.padStart(8), 'all p50'.padStart(8), 'reads'.padStart(6), 'reads½'.padStart(7), 'CPU %'.padStart(6), 'CPU½'.padStart(6), 'missed%'.padStart(8), 'late%'.padStart(6), 'behind'.padStart(7), 'samples'.padStart(8)].join(' '));
   for (const r of rows) {
     const cells = [r.config.padEnd(14)];
     if (r.tool === 'none') {
@@ -354,7 +369,7 @@ function printTable(result, rows) {
     cells.push(f1(r.throughputRatio, 3).padStart(10), `${f1(r.throughputRange[0], 2)}..${f1(r.throughputRange[1], 2)}`.padStart(12));
     if (server) cells.push(f1(r.p50Ratio, 2).padStart(6), f1(r.p99Ratio, 2).padStart(6));
     else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
-    cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7), f1(r.allPauseMedianUs, 0).padStart(8),
+    cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7), f1(r.pauseOverKFloor, 2).padStart(8), f1(r.kernelCopyPercent, 1).padStart(8), f1(r.allPauseMedianUs, 0).padStart(8),
       f1(r.readsPerSample).padStart(6), f1(r.steadyReads).padStart(7), f1(r.cpuPercent).padStart(6), f1(r.steadyCpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), (r.tool === 'ptrace' ? f1(r.latePercent, 2) : '—').padStart(6), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
     if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
     console.log(cells.join(' '));
@@ -379,7 +394,7 @@ async function main() {
     'scheduling; a ptrace stop costs wall time, not target CPU). on CPU: the target\'s CPU share (below 100%: it waited for a CPU ' +
     'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
     '(ptrace, the main thread\'s stops: the thread the floor probe stops; eBPF never stops the target) or the floor probe\'s. ' +
-    '÷floor: v8walk\'s main-thread pause median ÷ the floor probe\'s at the same rate in the same run. all p50: v8walk\'s pause median over every thread it stopped. reads, CPU %: over the whole phase ' +
+    '÷floor: v8walk\'s main-thread pause median ÷ the floor probe\'s (process_vm_readv) at the same rate in the same run; ÷kfloor: ÷ the floor probe\'s copying as v8walk does by default (the kernel at the stop, "floor k"); k-copy%: the stops whose stack the kernel copied. all p50: v8walk\'s pause median over every thread it stopped. reads, CPU %: over the whole phase ' +
     '(attaching and the first samples included); reads½, CPU½: over the second half of v8walk\'s --duration, caches warm (its ' +
     '"steady state" line). missed%: ticks no sample stands for; late%: of the samples, ptrace\'s ticks that came while the ' +
     'thread\'s stop was on its way (it waited for a CPU), which that stop stands for.');
