@@ -73,7 +73,10 @@ h.modeTest('bpf', '--all-node finds node by its symbols: a renamed node yes, a "
 h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system calls, named from kallsyms', async (t) => {
   const fx = await h.startFixture('syscalls.js');
   t.after(() => fx.stop());
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--kernel', '--raw', '--duration', '3']);
+  // on-CPU samples only, to compare with the process's own user and system time over the run
+  const before = h.cpuTimes(fx.pid);
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--kernel', '--on-cpu', '--raw', '--duration', '3']);
+  const after = h.cpuTimes(fx.pid);
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   const kernelNames = new Set(fs.readFileSync('/proc/kallsyms', 'utf8').split('\n').map((l) => l.split(/\s+/)[2]));
@@ -95,7 +98,13 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
   }
   const total = stacks.reduce((a, s) => a + s.count, 0);
-  assert.ok(withKernel >= total * 0.3, `${withKernel}/${total} samples in the kernel`);
+  // the share of samples in the kernel is the share of its CPU time the process spent there
+  const sys = after.system - before.system, user = after.user - before.user;
+  const truth = sys / Math.max(1, sys + user), share = withKernel / Math.max(1, total);
+  const slack = 0.08 + 4 * Math.sqrt(truth * (1 - truth) / Math.max(1, total));
+  t.diagnostic(`samples in the kernel: ${withKernel}/${total} (${(100 * share).toFixed(1)}%); the process's system time: ${(100 * truth).toFixed(1)}% of ${sys + user} ticks`);
+  assert.ok(truth >= 0.1, `the fixture spent ${(100 * truth).toFixed(1)}% of its time in the kernel: too little to test`);
+  assert.ok(Math.abs(share - truth) <= slack, `${withKernel}/${total} samples in the kernel where the process spent ${(100 * truth).toFixed(1)}% of its CPU time there (±${(100 * slack).toFixed(1)})`);
   assert.ok(underWrite >= withKernel * 0.5, `${underWrite}/${withKernel} kernel samples under fs.writeSync`);
   assert.ok(wrapperAbove >= underWrite * 0.8, `${wrapperAbove}/${underWrite} kernel samples below a write wrapper`);
   assert.ok(kernelWrite >= underWrite * 0.4, `${kernelWrite}/${underWrite} in the kernel's write path`);

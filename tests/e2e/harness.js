@@ -235,10 +235,16 @@ function threadStates(pid) {
 }
 
 // utime + stime of a process, in clock ticks.
-function cpuTicks(pid) {
+// A process's CPU time in clock ticks, in user mode and in the kernel (/proc/PID/stat).
+function cpuTimes(pid) {
   const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
+  return { user: Number(f[11]), system: Number(f[12]) };
+}
+
+function cpuTicks(pid) {
+  const t = cpuTimes(pid);
+  return t.user + t.system;
 }
 
 function tracerPid(pid) {
@@ -286,6 +292,6 @@ function hasChain(frames, chain) {
 
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, firstNodeTest, nodeVersion, startFixture,
-  startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, mainPause, parseFolded, parseJsFrame, procState, threadStates, cpuTicks, samplesFloor,
+  startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, mainPause, parseFolded, parseJsFrame, procState, threadStates, cpuTimes, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
 };
