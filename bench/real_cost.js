@@ -27,6 +27,12 @@
 // With BENCH_COMPARE=PATH (another v8walk binary, e.g. the last release's), one more phase a round
 // per sampler at the first rate, run by that binary and marked "[B]": a change's cost measured side
 // by side with the code before it, on the same target in the same rounds.
+// Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
+// each of BENCH_TPUT_CONFIGS (default "ptrace:99 ptrace:999 bpf:99 bpf:999"), N pairs of phases of
+// BENCH_TPUT_PHASE_S (default 3) s — unprofiled and profiled, back to back, the order alternating
+// from pair to pair — and per pair the ratio of their throughputs (and the server's p99 latency):
+// the mean and its 95 % confidence interval, which the rotating rounds above (two of each phase) are
+// too few to give on this shared machine.
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
@@ -54,6 +60,10 @@ const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filte
 const SATURATE = process.env.BENCH_SATURATE !== '0';
 const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 0);
 const COMPARE = process.env.BENCH_COMPARE || '';
+const TPUT_PAIRS = Number(process.env.BENCH_TPUT_PAIRS ?? (QUICK ? 0 : 8));
+const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 3);
+const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 ptrace:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
+  .map((c) => { const [tool, hz] = c.split(':'); return { tool, hz: Number(hz), name: `${tool} ${hz} Hz` }; });
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
 const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
@@ -171,8 +181,7 @@ function startBusy() {
   return () => { for (const b of busy) b.kill('SIGKILL'); };
 }
 
-async function phase(target, config) {
-  const seconds = PHASE_S;
+async function phase(target, config, seconds = PHASE_S) {
   const stopBusy = config.busy ? startBusy() : null;
   try {
     return await phaseRun(target, config, seconds);
@@ -276,12 +285,63 @@ async function measureWorkload(w) {
           (m.profiler && m.profiler.pauseMedianUs !== undefined ? `, pause median ${m.profiler.pauseMedianUs} us` : '') + '\n');
       }
     }
+    const pairs = await measurePairs(w, target);
     await target.finish();
-    if (target.kind === 'loop') for (const m of phases) loopFigures(target, m);
-    return { workload: w.name, covers: w.covers, kind: target.kind, pid: target.pid, phases };
+    if (target.kind === 'loop') for (const m of [...phases, ...pairs]) loopFigures(target, m);
+    return { workload: w.name, covers: w.covers, kind: target.kind, pid: target.pid, phases, pairs };
   } finally {
     target.stop();
   }
+}
+
+// BENCH_TPUT_PAIRS pairs of short phases per config, unprofiled and profiled back to back, the
+// order alternating (their throughputs are figured once the target's timeline is in).
+async function measurePairs(w, target) {
+  const out = [];
+  for (const config of TPUT_PAIRS > 0 ? TPUT_CONFIGS : []) {
+    for (let i = 0; i < TPUT_PAIRS; i++) {
+      const two = i % 2 ? [config, { tool: 'none', name: 'unprofiled' }] : [{ tool: 'none', name: 'unprofiled' }, config];
+      for (const c of two) {
+        const m = await phase(target, c, TPUT_PHASE_S);
+        m.pair = { config: config.name, i };
+        out.push(m);
+      }
+    }
+    process.stderr.write(`  ${w.name}: ${TPUT_PAIRS} pairs of ${config.name} and unprofiled\n`);
+  }
+  return out;
+}
+
+// Student's t for a 95 % two-sided interval with n - 1 degrees of freedom.
+const T95 = [NaN, 12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13, 2.12, 2.11, 2.10, 2.09, 2.09];
+function meanCi(v) {
+  const n = v.length, m = mean(v);
+  if (n < 2) return { mean: m, half: NaN, n };
+  const sd = Math.sqrt(v.reduce((a, x) => a + (x - m) ** 2, 0) / (n - 1));
+  return { mean: m, half: (T95[Math.min(n - 1, T95.length - 1)] || 1.96) * sd / Math.sqrt(n), n };
+}
+
+// Per config: the pairs' throughput ratios (profiled ÷ unprofiled), and the server's p99 latency ratios.
+function summarisePairs(result) {
+  const rows = [];
+  for (const config of [...new Set((result.pairs || []).map((p) => p.pair.config))]) {
+    const ph = result.pairs.filter((p) => p.pair.config === config);
+    const byPair = [...new Set(ph.map((p) => p.pair.i))].map((i) => ph.filter((p) => p.pair.i === i));
+    const both = byPair.filter((two) => two.length === 2);
+    const prof = (two) => two.find((p) => p.tool !== 'none'), base = (two) => two.find((p) => p.tool === 'none');
+    const row = { config, tput: meanCi(both.map((two) => prof(two).rate / base(two).rate)) };
+    if (both.length && prof(both[0]).server)
+      row.p99 = meanCi(both.map((two) => prof(two).server.p99Ms / base(two).server.p99Ms));
+    rows.push(row);
+  }
+  return rows;
+}
+
+function printPairs(result, rows) {
+  if (!rows.length) return;
+  console.log(`  throughput in ${rows[0].tput.n} pairs of ${TPUT_PHASE_S} s phases (profiled ÷ unprofiled, mean ± 95 % CI):` +
+    rows.map((r) => ` ${r.config} ${f1(r.tput.mean, 3)} ± ${f1(r.tput.half, 3)}` +
+      (r.p99 ? ` (p99 latency × ${f1(r.p99.mean, 2)} ± ${f1(r.p99.half, 2)})` : '')).join(';'));
 }
 
 // Per config: means over rounds of ratios to the same round's unprofiled phases.
@@ -386,7 +446,9 @@ async function main() {
   for (const w of workloads) {
     const result = await measureWorkload(w);
     result.rows = summarise(result);
+    result.pairRows = summarisePairs(result);
     printTable(result, result.rows);
+    printPairs(result, result.pairRows);
     results.push(result);
   }
   console.log('\ntput ratio: target work per second ÷ the same round\'s unprofiled phases (mean over rounds; range = per round). ' +
