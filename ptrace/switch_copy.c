@@ -14,9 +14,11 @@
 
 #include "../util/xalloc.h"
 
-/* the ring's data pages: one record of up to 64 KiB (the record's size field is 16 bits) with room
- * to spare (a power of two, as perf requires) */
-enum { RING_DATA_PAGES = 32 };
+/* the ring's data: 64 KiB hold the one record an arming asks for (its size field is 16 bits, so
+ * the kernel cuts the stack to fit 65,535 bytes, and an empty ring has room for 65,535); the next
+ * arming gives the room back. Per sampled thread, with the control page: 68 KiB of memory that
+ * counts against perf_event_mlock_kb for a user without CAP_IPC_LOCK. */
+enum { RING_DATA_BYTES = 64 << 10 };
 
 struct switch_ring {
 	pid_t tid;
@@ -65,7 +67,10 @@ static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring 
 	int fd = open_event(k, tid);
 	if (fd < 0)
 		return -errno;
-	size_t len = (1 + RING_DATA_PAGES) * k->page_size;
+	size_t pages = 1; /* a power of two, as perf requires */
+	while (pages * k->page_size < RING_DATA_BYTES)
+		pages <<= 1;
+	size_t len = (1 + pages) * k->page_size;
 	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		int err = errno;

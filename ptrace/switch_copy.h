@@ -19,7 +19,7 @@
  * could not write to), the sampler copies the stack itself, as before.
  *
  * The target pays the copy inside its stop (what process_vm_readv cost it before, minus pinning
- * pages); each sampled thread holds one event and a 33-page ring; closing v8walk closes them. */
+ * pages); each sampled thread holds one event and a 68 KiB ring; closing v8walk closes them. */
 #ifndef V8WALK_SWITCH_COPY_H
 #define V8WALK_SWITCH_COPY_H
 
