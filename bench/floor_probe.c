@@ -158,16 +158,22 @@ static int wait_interrupt_stop(pid_t tid, struct probe_stats *st)
 static ssize_t take_kernel_copy(struct switch_copy *k, const struct probe_opts *o,
 				const struct user_regs_struct *regs, unsigned char *buf)
 {
-	struct switch_record rec;
-	if (!switch_copy_take(k, o->pid, regs->rsp, regs->rip, &rec))
+	struct switch_take tk;
+	if (!switch_copy_take(k, o->pid, regs->rsp, regs->rip, &tk))
 		return -1;
+	const struct switch_record rec = tk.rec;
 	uint64_t sp = rec.regs.r[DW_RSP];
-	size_t len = rec.stack_len;
+	size_t len = rec.stack_len + rec.more_len;
 	if (sp >= o->stack_lo && sp < o->stack_hi && o->stack_hi - sp < len)
 		len = (size_t)(o->stack_hi - sp);
 	if (len > o->stack_bytes)
 		len = o->stack_bytes;
-	memcpy(buf, rec.stack, len);
+	/* copied out while the thread is stopped (v8walk copies it after), so this is the same as
+	 * the process_vm_readv floor: the copy the stop waits for */
+	size_t first = len < rec.stack_len ? len : rec.stack_len;
+	memcpy(buf, rec.stack, first);
+	memcpy(buf + first, rec.more, len - first);
+	switch_copy_give_back(k, o->pid);
 	return (ssize_t)len;
 }
 

@@ -253,19 +253,17 @@ static void sample_seeds(struct out *o, const struct fake_heap *fh)
 	write_seed(o, "sample_record", "live-stack-only", &rec.r, sizeof(rec.r), rec.mem, sizeof(stack));
 }
 
-/* ---- switch_record: a lost record, then a sample of 256 stack bytes of which 200 were copied,
- * as the kernel writes them for ptrace/switch_copy.c (the harness's first byte sets the ring's
- * start: 0x9c makes the sample wrap around the end of the harness's 512-byte ring) ---- */
+/* ---- switch_record: the newest record of a ring, a sample of 256 stack bytes of which 200 were
+ * copied, as the kernel writes them for ptrace/switch_copy.c, an older lost record after it (the
+ * harness's first byte sets where it starts: 0x9c makes the sample wrap around the end of the
+ * harness's 512-byte ring) ---- */
 
 static void switch_seeds(struct out *o)
 {
 	static uint8_t b[1 + 24 + 8 + 56 + 256 + 8];
 	size_t n = 0;
 	b[n++] = 0x9c;
-	struct perf_event_header lost = {.type = PERF_RECORD_LOST, .size = 24};
-	memcpy(b + n, &lost, sizeof(lost));
-	n += 24;
-	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .size = (uint16_t)(sizeof(b) - n)};
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .size = (uint16_t)(sizeof(b) - n - 24)};
 	memcpy(b + n, &h, sizeof(h));
 	n += sizeof(h);
 	uint64_t v[] = {(uint64_t)4242 << 32 | 4240, 123456789, PERF_SAMPLE_REGS_ABI_64, 0x7ffd0040,
@@ -276,7 +274,10 @@ static void switch_seeds(struct out *o)
 		b[n++] = (uint8_t)i;
 	uint64_t dyn = 200;
 	memcpy(b + n, &dyn, 8);
-	write_seed(o, "switch_record", "lost-then-sample", b, sizeof(b), NULL, 0);
+	n += 8;
+	struct perf_event_header lost = {.type = PERF_RECORD_LOST, .size = 24};
+	memcpy(b + n, &lost, sizeof(lost));
+	write_seed(o, "switch_record", "sample-then-older-lost", b, sizeof(b), NULL, 0);
 }
 
 /* ---- cfi: one CIE (CFA = rsp + 8, return address at CFA - 8) and an FDE with push rbp ---- */

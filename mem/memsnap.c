@@ -164,13 +164,20 @@ static void keep(struct memsnap *s, uint64_t addr, size_t len)
 	s->used += len;
 }
 
-void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len)
+void memsnap_put2(struct memsnap *s, uint64_t addr, const void *a, size_t alen, const void *b, size_t blen)
 {
-	uint8_t *dst = reserve(s, len);
+	uint8_t *dst = reserve(s, alen + blen);
 	if (!dst)
 		return;
-	memcpy(dst, buf, len);
-	keep(s, addr, len);
+	memcpy(dst, a, alen);
+	if (blen)
+		memcpy(dst + alen, b, blen);
+	keep(s, addr, alen + blen);
+}
+
+void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len)
+{
+	memsnap_put2(s, addr, buf, len, NULL, 0);
 }
 
 size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len)

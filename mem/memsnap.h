@@ -53,6 +53,9 @@ size_t memsnap_add(struct memsnap *s, uint64_t addr, size_t len);
 size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t *lens, size_t n);
 /* Keep an existing buffer's contents as a range (e.g. stack words captured by the kernel). */
 void memsnap_put(struct memsnap *s, uint64_t addr, const void *buf, size_t len);
+/* The same for a range whose bytes are in two pieces (a record that wrapped around its ring's
+ * end): [addr, addr + alen + blen) from a then b, one range. */
+void memsnap_put2(struct memsnap *s, uint64_t addr, const void *a, size_t alen, const void *b, size_t blen);
 /* Is [addr, addr+len) held locally? */
 const void *memsnap_find(struct memsnap *s, uint64_t addr, size_t len);
 

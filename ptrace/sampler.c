@@ -159,19 +159,37 @@ static bool copy_stack(struct sampler *s, struct tthread *t, struct capture *c, 
 	return true;
 }
 
-/* The registers and stack the kernel copied as the thread switched out (into this stop, or once
- * before it since it was asked: switch_copy.h), when it did: they are the sample's. */
-static bool take_kernel_copy(struct sampler *s, struct tthread *t, struct capture *c, struct switch_record *rec)
+/* The stack the kernel copied as the thread switched out (into this stop, or once before it since
+ * it was asked: switch_copy.h), when it did. The registers stay the stop's (PTRACE_GETREGS: all of
+ * them, where a record taken in the kernel has no callee-saved ones but bp) unless the record is
+ * of an earlier switch: then they are the record's. */
+static bool take_kernel_copy(struct sampler *s, struct tthread *t, struct capture *c, struct switch_take *tk)
 {
-	if (!switch_copy_take(&s->kcopy, t->tid, c->regs.r[DW_RSP], c->regs.r[DW_RIP], rec))
+	if (!switch_copy_take(&s->kcopy, t->tid, c->regs.r[DW_RSP], c->regs.r[DW_RIP], tk))
 		return false;
-	uint64_t fs_base = c->regs.fs_base; /* not in a record; a thread's own all along */
-	c->regs = rec->regs;
-	c->regs.fs_base = fs_base;
-	if (rec->time_ns < c->time_ns)
-		c->time_ns = rec->time_ns;
+	const struct regset *r = &tk->rec.regs;
+	if (r->r[DW_RSP] != c->regs.r[DW_RSP] || r->r[DW_RIP] != c->regs.r[DW_RIP]) {
+		uint64_t fs_base = c->regs.fs_base; /* not in a record; a thread's own all along */
+		c->regs = *r;
+		c->regs.fs_base = fs_base;
+		if (tk->rec.time_ns < c->time_ns)
+			c->time_ns = tk->rec.time_ns;
+	}
 	s->st.kernel_copies++;
 	return true;
+}
+
+/* The kernel's copy of [sp, to), lent by its ring: put into the snapshot once the thread runs
+ * again (decode_capture). */
+static void keep_kernel_copy(struct capture *c, const struct switch_take *tk, uint64_t sp, uint64_t to)
+{
+	const struct switch_record *r = &tk->rec;
+	size_t len = to > sp ? (size_t)(to - sp) : 0;
+	c->lent = true;
+	c->lent_stack = r->stack;
+	c->lent_len = len < r->stack_len ? len : r->stack_len;
+	c->lent_more = r->more;
+	c->lent_more_len = len - c->lent_len < r->more_len ? len - c->lent_len : r->more_len;
 }
 
 /* Copy what must be consistent with the stop of one thread: its registers and its stack. */
@@ -184,8 +202,8 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 		return false;
 	uint64_t t1 = now_ns();
 	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
-	struct switch_record rec;
-	bool kernel = take_kernel_copy(s, t, c, &rec);
+	struct switch_take tk;
+	bool kernel = take_kernel_copy(s, t, c, &tk);
 	struct stack_bounds b;
 	uint64_t sp = c->regs.r[DW_RSP];
 	/* a stack v8walk has not seen mapped (a new thread) is copied from sp; its mapping is read
@@ -201,15 +219,10 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 	if (to > b.hi)
 		to = b.hi;
 	bool ok = true;
-	if (kernel) { /* kept in the snapshot, cut at the stack's end */
-		size_t len = to > sp ? (size_t)(to - sp) : 0;
-		if (len > rec.stack_len)
-			len = rec.stack_len;
-		if (len)
-			memsnap_put(&c->snap, sp, rec.stack, len);
-	} else if (to > from) {
+	if (kernel)
+		keep_kernel_copy(c, &tk, sp, to);
+	else if (to > from)
 		ok = copy_stack(s, t, c, from, (size_t)(to - from));
-	}
 	s->st.regs_ns += t1 - t0;
 	s->st.stack_ns += now_ns() - t1;
 	return ok;
@@ -297,6 +310,13 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	 * where its map was (then the sample is marked, below) */
 	if (c->stack_got) /* copied by the helper */
 		memsnap_put(&c->snap, c->stack_from, c->stack_buf, c->stack_got);
+	if (c->lent) { /* copied by the kernel, left in its ring */
+		if (c->lent_len + c->lent_more_len)
+			memsnap_put2(&c->snap, c->regs.r[DW_RSP], c->lent_stack, c->lent_len, c->lent_more,
+				     c->lent_more_len);
+		switch_copy_give_back(&s->kcopy, c->tid);
+		c->lent = false;
+	}
 	uint64_t t0 = now_ns();
 	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
 	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and

@@ -14,10 +14,10 @@
 
 #include "../util/xalloc.h"
 
-/* the ring's data: 64 KiB hold the one record an arming asks for (its size field is 16 bits, so
- * the kernel cuts the stack to fit 65,535 bytes, and an empty ring has room for 65,535); the next
- * arming gives the room back. Per sampled thread, with the control page: 68 KiB of memory that
- * counts against perf_event_mlock_kb for a user without CAP_IPC_LOCK. */
+/* the ring's data: 64 KiB hold the newest record, of at most 65,535 bytes (its size field is 16
+ * bits: the kernel cuts the stack to fit), which is all that is read. Per sampled thread, with the
+ * control page: 68 KiB of memory that counts against perf_event_mlock_kb for a user without
+ * CAP_IPC_LOCK. */
 enum { RING_DATA_BYTES = 64 << 10 };
 
 struct switch_ring {
@@ -28,9 +28,10 @@ struct switch_ring {
 	struct perf_event_mmap_page *meta;
 	const uint8_t *data;
 	uint64_t data_size;
-	bool limit_pending; /* a REFRESH's one record is still to come (the event may be off: DISABLE) */
-	bool armed;         /* armed for the stop asked for after armed_ns */
+	bool armed;         /* the ring is open for the stop asked for after armed_ns */
 	uint64_t armed_ns;
+	bool lent;          /* its newest record is lent to a sample: the ring stays shut until it is
+			     * given back (opened, the kernel would write over it) */
 };
 
 static int open_event(const struct switch_copy *k, pid_t tid)
@@ -47,6 +48,7 @@ static int open_event(const struct switch_copy *k, pid_t tid)
 		.disabled = 1,
 		.use_clockid = 1,
 		.exclude_hv = 1,
+		.write_backward = 1, /* the newest record at data_head, over the oldest */
 	};
 	return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
@@ -71,9 +73,17 @@ static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring 
 	while (pages * k->page_size < RING_DATA_BYTES)
 		pages <<= 1;
 	size_t len = (1 + pages) * k->page_size;
-	void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* read-only: the kernel overwrites what was read or not (no data_tail) */
+	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
 		int err = errno;
+		close(fd);
+		return -err;
+	}
+	/* the ring stays shut but for the stops asked for; the event counts from now on */
+	if (ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		int err = errno;
+		munmap(map, len);
 		close(fd);
 		return -err;
 	}
@@ -113,6 +123,9 @@ static void explain(struct switch_copy *k, int err, const char *what)
 	} else if (err == ENOENT || err == ENODEV || err == EOPNOTSUPP || err == ENOSYS) {
 		snprintf(k->why_off, sizeof(k->why_off), "this kernel has no software perf events (%s)",
 			 strerror(err));
+	} else if (err == ENOTTY) {
+		snprintf(k->why_off, sizeof(k->why_off), "this kernel cannot pause a perf ring (Linux 4.7 "
+			 "or later can)");
 	} else {
 		snprintf(k->why_off, sizeof(k->why_off), "%s: %s", what, strerror(err));
 	}
@@ -139,7 +152,6 @@ void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool
 	}
 	XGROW(k->rings, k->cap, 1);
 	k->rings[k->nrings++] = r;
-	k->scratch = xmalloc(SWITCH_RECORD_MAX);
 	k->on = true;
 }
 
@@ -148,7 +160,6 @@ void switch_copy_free(struct switch_copy *k)
 	for (size_t i = 0; i < k->nrings; i++)
 		close_ring(&k->rings[i]);
 	free(k->rings);
-	free(k->scratch);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -170,7 +181,7 @@ static void drop_ring(struct switch_copy *k, size_t i)
 void switch_copy_keep(struct switch_copy *k, bool (*alive)(void *ctx, pid_t tid), void *ctx)
 {
 	for (size_t i = k->nrings; i-- > 0;)
-		if (!alive(ctx, k->rings[i].tid))
+		if (!k->rings[i].lent && !alive(ctx, k->rings[i].tid))
 			drop_ring(k, i);
 }
 
@@ -179,10 +190,11 @@ static uint64_t ring_head(const struct switch_ring *r)
 	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 }
 
-/* Everything written so far is read: the kernel may write over it. */
-static void ring_consume(struct switch_ring *r, uint64_t head)
+/* Let the kernel write to the ring (true), or not: a flag of the ring, no call to the thread's
+ * CPU, which enabling the event takes (tens of microseconds on a VM). */
+static bool ring_open(struct switch_ring *r, bool open)
 {
-	__atomic_store_n(&r->meta->data_tail, head, __ATOMIC_RELEASE);
+	return ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, open ? 0 : 1) == 0;
 }
 
 bool switch_copy_arm(struct switch_copy *k, pid_t tid, uint64_t now_ns)
@@ -200,60 +212,50 @@ bool switch_copy_arm(struct switch_copy *k, pid_t tid, uint64_t now_ns)
 		r = &k->rings[k->nrings++];
 		*r = fresh;
 	}
-	uint64_t head = ring_head(r);
-	/* a record came since the last arm (its limit was used) or none is pending: one more */
-	if (head != r->meta->data_tail)
-		r->limit_pending = false;
-	ring_consume(r, head);
-	int rc = r->limit_pending ? ioctl(r->fd, PERF_EVENT_IOC_ENABLE, 0)
-				  : ioctl(r->fd, PERF_EVENT_IOC_REFRESH, 1);
-	if (rc != 0) {
+	if (r->lent) { /* a sample still needs its last record: this stop is copied by the sampler */
+		k->st.busy++;
+		return false;
+	}
+	if (!ring_open(r, true)) {
 		r->armed = false;
 		return false;
 	}
-	r->limit_pending = true;
 	r->armed = true;
 	r->armed_ns = now_ns;
 	k->st.armed++;
 	return true;
 }
 
-struct since_arming {
-	const struct switch_ring *r;
-	pid_t tid;
-};
-
-/* A record of this thread's since it was armed (not one left from before). */
-static bool since_arming(const struct switch_record *s, void *ctx)
-{
-	const struct since_arming *w = ctx;
-	return s->tid == (uint32_t)w->tid && s->has_regs && s->time_ns >= w->r->armed_ns;
-}
-
 bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64_t stop_ip,
-		      struct switch_record *out)
+		      struct switch_take *out)
 {
 	struct switch_ring *r = k->on ? ring_of(k, tid) : NULL;
 	if (!r || !r->armed)
 		return false;
 	r->armed = false;
-	struct switch_ring_view v = {.data = r->data, .size = r->data_size, .scratch = k->scratch};
-	struct since_arming w = {.r = r, .tid = tid};
-	bool found;
-	if (!switch_ring_scan(&v, r->meta->data_tail, ring_head(r), since_arming, &w, out, &found)) {
-		/* no switch recorded (the ring was full, or its thread is not the one of this tid any
-		 * more: a reused tid) — the ring is made again at the next arm */
+	ring_open(r, false);
+	struct switch_ring_view v = {.data = r->data, .size = r->data_size};
+	memset(out, 0, sizeof(*out));
+	struct switch_record *rec = &out->rec;
+	/* the newest record, of this thread since its ring was opened (not one left from before) */
+	if (switch_ring_newest(&v, ring_head(r), rec) != SWITCH_RECORD_SAMPLE || rec->tid != (uint32_t)tid ||
+	    !rec->has_regs || rec->time_ns < r->armed_ns) {
+		/* none (its thread is not the one of this tid any more — a reused tid —, or the event
+		 * failed): the ring is made again at the next arm */
 		k->st.no_record++;
 		drop_ring(k, (size_t)(r - k->rings));
 		return false;
 	}
-	r->limit_pending = false; /* the record used the event's one */
-	if (!found) {
-		k->st.no_record++;
-		return false;
-	}
-	if (out->regs.r[DW_RSP] != stop_sp || out->regs.r[DW_RIP] != stop_ip)
+	if (rec->regs.r[DW_RSP] != stop_sp || rec->regs.r[DW_RIP] != stop_ip)
 		k->st.earlier++;
+	r->lent = true; /* the ring stays shut until the stack is copied out of it */
 	k->st.taken++;
 	return true;
+}
+
+void switch_copy_give_back(struct switch_copy *k, pid_t tid)
+{
+	struct switch_ring *r = ring_of(k, tid);
+	if (r)
+		r->lent = false;
 }

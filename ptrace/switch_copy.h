@@ -7,19 +7,26 @@
  * physical floor of a ptrace sample that copies the stack itself). The kernel can copy the stack in
  * the thread's own context, where no lock is taken: a software perf event on the thread
  * (PERF_COUNT_SW_CONTEXT_SWITCHES, sample period 1, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
- * enabled for exactly one record (PERF_EVENT_IOC_REFRESH 1) just before PTRACE_INTERRUPT writes its
- * user registers and the stack above sp (copy_from_user with page faults off: never sleeps) into a
- * ring buffer as the thread switches out into the stop. PTRACE_GETREGS, made next, waits for the
- * thread to be off its CPU, so the record is there by then. The record is the thread's registers
- * and stack at one instant between the arming and the stop: normally the stop itself; when the
- * thread switched out once before it was interrupted (preempted, or gone to sleep) and ran on,
- * that earlier switch — as true a sample of the thread, taken a little sooner (its registers are
- * the record's, never the stop's). Where there is no record (perf events not allowed:
- * kernel.perf_event_paranoid above 1 without CAP_PERFMON; --stack-copy read; a ring the kernel
- * could not write to), the sampler copies the stack itself, as before.
+ * writes its user registers and the stack above sp (copy_from_user with page faults off: never
+ * sleeps) into a ring buffer each time the thread switches out — but only while the ring is open:
+ * it is shut (PERF_EVENT_IOC_PAUSE_OUTPUT) but from just before PTRACE_INTERRUPT to the stop. The
+ * ring is written backward over its oldest records (write_backward, mapped read-only), so the
+ * newest, at data_head, is always whole, however often the thread switched in between.
+ * Shutting and opening a ring is a flag, where enabling an event on a running thread is a call to
+ * its CPU (PERF_EVENT_IOC_REFRESH took 4-60 us of v8walk's time on this VM, most of the CPU this
+ * scheme added); a shut ring costs each switch of the thread the kernel's preparing a sample it
+ * then drops (well under a microsecond). PTRACE_GETREGS, made after the stop, waits for the thread
+ * to be off its CPU, so the stop's record is there by then. The newest record since the ring was
+ * opened is the sample's registers and stack: the stop's (their sp and pc are the stop's: counted
+ * if ever not). It stays in the ring, lent to the sample, until the sample has copied it out after
+ * the thread runs again (switch_copy_give_back); a thread asked to stop again before that is
+ * copied by the sampler (the ring stays shut). Where there is no record
+ * (perf events not allowed: kernel.perf_event_paranoid above 1 without CAP_PERFMON; --stack-copy
+ * read), the sampler copies the stack itself, as before.
  *
  * The target pays the copy inside its stop (what process_vm_readv cost it before, minus pinning
- * pages); each sampled thread holds one event and a 68 KiB ring; closing v8walk closes them. */
+ * pages); each sampled thread holds one event and a 68 KiB ring; closing v8walk closes them. A shut
+ * ring costs each switch of its thread the kernel's preparing a sample it then drops. */
 #ifndef V8WALK_SWITCH_COPY_H
 #define V8WALK_SWITCH_COPY_H
 
@@ -38,6 +45,7 @@ enum stack_copy_mode { STACK_COPY_AUTO, STACK_COPY_KERNEL, STACK_COPY_READ };
 struct switch_copy_stats {
 	unsigned long armed, taken;
 	unsigned long earlier;    /* of those taken: of a switch before the stop (sp or pc not the stop's) */
+	unsigned long busy;       /* stops asked for while the thread's last record was still lent */
 	unsigned long no_record;  /* the stop came without a record (ring busy, event gone) */
 	unsigned long open_failed; /* a thread whose event could not be made (its stops copied by the sampler) */
 };
@@ -52,26 +60,34 @@ struct switch_copy {
 	size_t page_size;
 	struct switch_ring *rings;
 	size_t nrings, cap;
-	uint8_t *scratch; /* a record that wraps around its ring's end, made contiguous */
 	struct switch_copy_stats st;
 };
 
-/* The largest stack_bytes a record may ask (perf's sample_stack_user limit, USHRT_MAX rounded
- * down to 8: the record's own size field is 16 bits). */
-enum { SWITCH_COPY_MAX_STACK = 65528 };
+/* The largest stack_bytes a record asks: the record (208 bytes besides the stack: header, ids,
+ * time, 20 registers, the two sizes) with the 24-byte count of dropped records the kernel writes
+ * before it fits the 64 KiB ring (and the 16-bit size of a record). */
+enum { SWITCH_COPY_MAX_STACK = 65536 - 24 - 208 - 8 };
 
 /* Try the event on pid's main thread: on when it can be made (want false: off, "not asked"). */
 void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want);
 void switch_copy_free(struct switch_copy *k);
-/* Before tid is asked to stop: its event armed for one record (its ring made the first time).
- * false: its stop will have no record. */
+/* Before tid is asked to stop: its ring opened (made the first time). false: its stop will have
+ * no record. */
 bool switch_copy_arm(struct switch_copy *k, pid_t tid, uint64_t now_ns);
-/* tid is stopped and off its CPU (after PTRACE_GETREGS, whose sp and ip are given to tell a
- * record of the stop from one of an earlier switch): the registers and stack the kernel copied as
- * it switched out since it was armed — out->stack ([regs sp, + stack_len)) may be in a scratch
- * buffer, valid until the next take or arm. */
+
+/* A record taken: the registers, and the stack from their sp on, in the thread's ring (lent until
+ * switch_copy_give_back). */
+struct switch_take {
+	struct switch_record rec;
+};
+
+/* tid is stopped and off its CPU (after PTRACE_GETREGS, whose sp and ip are given to count the
+ * records of a switch before the stop): the newest record since it was armed, its ring shut and
+ * the record lent. */
 bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64_t stop_ip,
-		      struct switch_record *out);
+		      struct switch_take *out);
+/* A lent record was copied out: the ring may be opened again. */
+void switch_copy_give_back(struct switch_copy *k, pid_t tid);
 /* The threads that exited (alive says no): their events and rings are closed. */
 void switch_copy_keep(struct switch_copy *k, bool (*alive)(void *ctx, pid_t tid), void *ctx);
 

@@ -4,116 +4,110 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-struct cursor {
-	const uint8_t *p;
-	size_t left;
+/* Where a record is read from: a flat buffer, or a ring whose positions wrap around its size. */
+struct bytes {
+	const uint8_t *data;
+	uint64_t size;
+	bool ring;
 };
 
-static bool take_u64(struct cursor *c, uint64_t *v)
+/* Copy n bytes at pos (false: past a flat buffer's end). */
+static bool get(const struct bytes *b, uint64_t pos, void *dst, size_t n)
 {
-	if (c->left < 8)
-		return false;
-	memcpy(v, c->p, 8);
-	c->p += 8;
-	c->left -= 8;
+	if (!b->ring) {
+		if (pos > b->size || n > b->size - pos)
+			return false;
+		memcpy(dst, b->data + pos, n);
+		return true;
+	}
+	uint64_t off = pos & (b->size - 1);
+	size_t first = off + n <= b->size ? n : (size_t)(b->size - off);
+	memcpy(dst, b->data + off, first);
+	memcpy((uint8_t *)dst + first, b->data, n - first);
 	return true;
 }
 
-size_t switch_record_size(const uint8_t *buf, size_t len)
+/* The n bytes at pos, in place: one piece, or two when they wrap around a ring's end. */
+static void span(const struct bytes *b, uint64_t pos, size_t n, struct switch_record *out)
 {
-	struct perf_event_header h;
-	if (len < sizeof(h))
-		return 0;
-	memcpy(&h, buf, sizeof(h));
-	return h.size < sizeof(h) ? 0 : h.size;
+	uint64_t off = b->ring ? pos & (b->size - 1) : pos;
+	size_t first = off + n <= b->size ? n : (size_t)(b->size - off);
+	out->stack = n ? b->data + off : NULL;
+	out->stack_len = first;
+	out->more = n > first ? b->data : NULL;
+	out->more_len = n - first;
 }
 
-enum switch_record_kind switch_record_decode(const uint8_t *buf, size_t len, struct switch_record *out)
+/* The record at pos, which must end within limit bytes. */
+static enum switch_record_kind decode_at(const struct bytes *b, uint64_t pos, uint64_t limit,
+					 struct switch_record *out, size_t *size_out)
 {
 	struct perf_event_header h;
-	size_t size = switch_record_size(buf, len);
-	if (!size || size > len)
+	if (limit < sizeof(h) || !get(b, pos, &h, sizeof(h)) || h.size < sizeof(h) || h.size > limit)
 		return SWITCH_RECORD_BAD;
-	memcpy(&h, buf, sizeof(h));
+	*size_out = h.size;
 	if (h.type != PERF_RECORD_SAMPLE)
 		return SWITCH_RECORD_OTHER;
 	memset(out, 0, sizeof(*out));
-	struct cursor c = {buf + sizeof(h), size - sizeof(h)};
-	uint64_t ids, abi, stack_size, dyn;
-	if (!take_u64(&c, &ids) || !take_u64(&c, &out->time_ns) || !take_u64(&c, &abi))
+	uint64_t at = pos + sizeof(h), end = pos + h.size;
+	uint64_t fixed[3 + SWITCH_NREGS]; /* ids, time, abi, registers */
+	if (end - at < 3 * 8 || !get(b, at, fixed, 3 * 8))
 		return SWITCH_RECORD_BAD;
-	out->pid = (uint32_t)ids;
-	out->tid = (uint32_t)(ids >> 32);
-	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+	at += 3 * 8;
+	out->pid = (uint32_t)fixed[0];
+	out->tid = (uint32_t)(fixed[0] >> 32);
+	out->time_ns = fixed[1];
+	if (fixed[2] != PERF_SAMPLE_REGS_ABI_NONE) {
+		if (end - at < 8 * SWITCH_NREGS || !get(b, at, fixed + 3, 8 * SWITCH_NREGS))
+			return SWITCH_RECORD_BAD;
+		at += 8 * SWITCH_NREGS;
 		/* perf's order (SWITCH_REGS_MASK, by bit) in DWARF numbers; -1: not unwinding state */
 		static const int dw_of[SWITCH_NREGS] = {DW_RAX, DW_RBX, DW_RCX, DW_RDX, DW_RSI, DW_RDI,
 							DW_RBP, DW_RSP, DW_RIP, -1,     -1,     -1,
 							DW_R8,  DW_R9,  DW_R10, DW_R11, DW_R12, DW_R13,
 							DW_R14, DW_R15};
-		for (int i = 0; i < SWITCH_NREGS; i++) {
-			uint64_t v;
-			if (!take_u64(&c, &v))
-				return SWITCH_RECORD_BAD;
-			if (dw_of[i] >= 0)
-				reg_set(&out->regs, dw_of[i], v);
-		}
+		/* taken in the kernel (a switch), x86 gives no callee-saved registers but bp: bx and
+		 * r12-r15 read all ones, and are not known */
+		for (int i = 0; i < SWITCH_NREGS; i++)
+			if (dw_of[i] >= 0 && fixed[3 + i] != UINT64_MAX)
+				reg_set(&out->regs, dw_of[i], fixed[3 + i]);
 		out->has_regs = true;
 	}
-	if (!take_u64(&c, &stack_size))
+	uint64_t stack_size, dyn;
+	if (end - at < 8 || !get(b, at, &stack_size, 8))
 		return SWITCH_RECORD_BAD;
+	at += 8;
 	if (stack_size) {
 		/* the static size's bytes, then the dynamic size: how many of them were copied */
-		if (stack_size > c.left || c.left - stack_size < 8)
+		if (stack_size > end - at || end - at - stack_size < 8 || !get(b, at + stack_size, &dyn, 8) ||
+		    dyn > stack_size)
 			return SWITCH_RECORD_BAD;
-		memcpy(&dyn, c.p + stack_size, 8);
-		if (dyn > stack_size)
-			return SWITCH_RECORD_BAD;
-		out->stack = c.p;
-		out->stack_len = (size_t)dyn;
+		span(b, at, (size_t)dyn, out);
 	}
 	return SWITCH_RECORD_SAMPLE;
 }
 
-/* The record at pos of len bytes, contiguous: in the ring, or copied to the scratch. */
-static const uint8_t *record_at(const struct switch_ring_view *v, uint64_t pos, size_t len)
+enum switch_record_kind switch_record_decode(const uint8_t *buf, size_t len, struct switch_record *out)
 {
-	uint64_t off = pos & (v->size - 1);
-	if (off + len <= v->size)
-		return v->data + off;
-	size_t first = (size_t)(v->size - off);
-	memcpy(v->scratch, v->data + off, first);
-	memcpy(v->scratch + first, v->data, len - first);
-	return v->scratch;
+	struct bytes b = {buf, len, false};
+	size_t size;
+	return decode_at(&b, 0, len, out, &size);
 }
 
-size_t switch_ring_scan(const struct switch_ring_view *v, uint64_t tail, uint64_t head,
-			bool (*want)(const struct switch_record *s, void *ctx), void *ctx,
-			struct switch_record *out, bool *found)
+enum switch_record_kind switch_ring_newest(const struct switch_ring_view *v, uint64_t head,
+					   struct switch_record *out)
 {
-	struct perf_event_header h;
-	size_t samples = 0;
-	uint64_t best = 0, best_len = 0;
-	*found = false;
-	if (!v->size || (v->size & (v->size - 1)) || head - tail > v->size)
-		return 0;
-	for (uint64_t pos = tail; pos < head && head - pos >= sizeof(h);) {
-		uint8_t hdr[sizeof(h)];
-		memcpy(hdr, record_at(v, pos, sizeof(hdr)), sizeof(hdr));
-		size_t size = switch_record_size(hdr, sizeof(hdr));
-		if (!size || size > head - pos)
-			break;
-		struct switch_record s;
-		if (switch_record_decode(record_at(v, pos, size), size, &s) == SWITCH_RECORD_SAMPLE) {
-			samples++;
-			if (want(&s, ctx)) {
-				best = pos;
-				best_len = size;
-				*found = true;
-			}
-		}
+	if (!v->size || (v->size & (v->size - 1)))
+		return SWITCH_RECORD_BAD;
+	struct bytes b = {v->data, v->size, true};
+	/* what one write put there: a sample, after the count of those a shut ring dropped */
+	uint64_t pos = head;
+	for (int i = 0; i < SWITCH_RECORDS_BEFORE_SAMPLE + 1; i++) {
+		size_t size = 0;
+		enum switch_record_kind k = decode_at(&b, pos, v->size - (pos - head), out, &size);
+		if (k != SWITCH_RECORD_OTHER)
+			return k;
 		pos += size;
 	}
-	if (*found) /* decoded again: a later record may have used the scratch since */
-		switch_record_decode(record_at(v, best, (size_t)best_len), (size_t)best_len, out);
-	return samples;
+	return SWITCH_RECORD_OTHER;
 }

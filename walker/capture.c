@@ -39,6 +39,7 @@ struct capture *capture_pool_take(struct capture_pool *p, size_t max)
 	memset(&c->ws, 0, sizeof(c->ws));
 	c->held_ns = 0;
 	c->stack_got = 0;
+	c->lent = false;
 	return c;
 }
 

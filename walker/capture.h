@@ -32,6 +32,12 @@ struct capture {
 	uint8_t *stack_buf;  /* the stack as a helper copied it (ptrace/stack_copier.h), if it did */
 	size_t stack_cap, stack_got;
 	uint64_t stack_from;
+	/* the stack as the kernel copied it at the stop, lent from its ring (ptrace/switch_copy.h)
+	 * until it is put into the snapshot once the thread runs again: [sp, sp + lent_len +
+	 * lent_more_len), in one piece or two (it wrapped around the ring's end) */
+	bool lent;
+	const uint8_t *lent_stack, *lent_more;
+	size_t lent_len, lent_more_len;
 	struct walk_stats ws; /* of the unwind (raw frame count, how it ended) */
 };
 

@@ -268,6 +268,16 @@ static void compile(Dwarf_Frame *fr, struct cfi_rule *rule)
 	rule->simple = true;
 }
 
+/* A register saved below the frame's sp: an epilogue's row after its pops (CFA = rsp + 8 at the
+ * ret, the saves still described at CFA - 16 and down). The slot is dead stack, the register
+ * already holds what was popped from it: its value is taken, not the slot's — which a copy of the
+ * stack from sp on (the kernel's, ptrace/switch_copy.h) does not hold, and which the running
+ * thread has written over since. Not the return address: no pop restores it. */
+static bool below_sp(const struct regset *in, int r, uint64_t slot)
+{
+	return r != DW_RIP && reg_ok(in, DW_RSP) && slot < in->r[DW_RSP] && reg_ok(in, r);
+}
+
 static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regset *in,
 				  struct regset *out, struct memsrc *mem)
 {
@@ -285,7 +295,9 @@ static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regs
 				reg_set(&o, r, in->r[r]);
 			break;
 		case H_AT:
-			if (mem_read_u64(mem, cfa + (uint64_t)rule->off[r], &v))
+			if (below_sp(in, r, cfa + (uint64_t)rule->off[r]))
+				reg_set(&o, r, in->r[r]);
+			else if (mem_read_u64(mem, cfa + (uint64_t)rule->off[r], &v))
 				reg_set(&o, r, v);
 			else if (r == DW_RIP)
 				return CFI_BAD;
@@ -346,7 +358,9 @@ static enum cfi_result eval_frame(Dwarf_Frame *fr, const struct regset *in, stru
 		uint64_t v;
 		if (!eval_expr(rops, rn, &env, &v, &isval))
 			continue;
-		if (!isval && !mem_read_u64(mem, v, &v))
+		if (!isval && below_sp(in, r, v))
+			v = in->r[r];
+		else if (!isval && !mem_read_u64(mem, v, &v))
 			continue;
 		reg_set(&o, r, v);
 	}

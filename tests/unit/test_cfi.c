@@ -133,3 +133,48 @@ Test(cfi, unwinds_through_a_signal_frame)
 	cr_assert_eq(w->end, UNWIND_COMPLETE);
 	walk_free(w);
 }
+
+/* A function's epilogue as compilers describe it: after its pops, at its ret, the CFA is rsp + 8
+ * and the saved rbp is still described at CFA - 16, below sp, where the pop left it. */
+extern char epi_fn[], epi_ret[];
+__asm__(".text\n"
+	".type epi_fn, @function\n"
+	"epi_fn:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"mov %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"nop\n"
+	"pop %rbp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"epi_ret:\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size epi_fn, .-epi_fn\n");
+
+/* Stopped at that ret, the slot below sp is dead stack: a copy of the stack from sp on (the
+ * kernel's at a stop) does not hold it, and the running thread writes over it. The caller's rbp is
+ * the register's value (the pop restored it), never the slot's. */
+Test(cfi, a_register_saved_below_sp_is_its_value_not_the_dead_slot)
+{
+	static struct walk w;
+	uint64_t stk[8] = {0};
+	stk[1] = 0xdeadbeef00;                     /* the dead slot: sp - 8 = CFA - 16 */
+	stk[2] = (uint64_t)(uintptr_t)outer_fn + 4; /* the return address, into code with CFI */
+	uint64_t rbp = (uint64_t)(uintptr_t)&stk[6];
+	struct regset regs;
+	memset(&regs, 0, sizeof(regs));
+	reg_set(&regs, DW_RIP, (uint64_t)(uintptr_t)epi_ret);
+	reg_set(&regs, DW_RSP, (uint64_t)(uintptr_t)&stk[2]);
+	reg_set(&regs, DW_RBP, rbp);
+	walk_self(&w, &regs);
+	__asm__ volatile("" ::: "memory");
+	cr_assert_geq(w.n, 2, "the caller was found (%d frames)", w.n);
+	cr_assert_eq(w.raw[1].pc, stk[2]);
+	cr_assert_eq(w.raw[1].how, FRAME_CFI);
+	cr_assert_eq(w.raw[1].fp, rbp, "the caller's rbp is the register's %#llx, not the dead slot's",
+		     (unsigned long long)rbp);
+	walk_free(&w);
+}

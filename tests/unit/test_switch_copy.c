@@ -1,9 +1,8 @@
 /* test_switch_copy.c — the registers and stack the kernel copies as a thread switches out into its
  * ptrace stop: the record decoder takes only records whose sizes add up (switch_record.c), and on
  * a real child process the copy is byte for byte what process_vm_readv reads from the stopped
- * thread, its registers those PTRACE_GETREGS gives; a record of an earlier switch (the thread
- * slept after it was armed, woke and ran on before its stop) is the thread as it was at that
- * switch. The live tests need ptrace and perf events (root, or CAP_PERFMON and CAP_SYS_PTRACE):
+ * thread, its registers those PTRACE_GETREGS gives; the record taken is the stop's, not one of
+ * a switch between the arming and the stop, and a shut ring records nothing. The live tests need ptrace and perf events (root, or CAP_PERFMON and CAP_SYS_PTRACE):
  * without them they say so and are skipped. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -50,9 +49,9 @@ static void sample_record(struct rec *r, uint64_t abi, uint64_t stack_size, uint
 	put64(r, (uint64_t)4242 << 32 | 4240); /* pid 4240, tid 4242 */
 	put64(r, 123456789);
 	put64(r, abi);
-	if (abi) /* ax bx cx dx si di bp sp ip flags cs ss r8-r15 */
+	if (abi) /* ax bx cx dx si di bp sp ip flags cs ss r8-r15; r15 not known (all ones) */
 		for (uint64_t i = 0; i < SWITCH_NREGS; i++)
-			put64(r, i == 6 ? 0x7ffd0010 : i == 7 ? 0x7ffd0000 : i == 8 ? 0x401000 : 0x100 + i);
+			put64(r, i == 6 ? 0x7ffd0010 : i == 7 ? 0x7ffd0000 : i == 8 ? 0x401000 : i == 19 ? UINT64_MAX : 0x100 + i);
 	put64(r, stack_size);
 	for (uint64_t i = 0; i < stack_size; i++)
 		r->b[r->n++] = (uint8_t)(i + 1);
@@ -67,7 +66,6 @@ Test(switch_record, a_sample_is_decoded_with_its_copied_bytes)
 	struct rec r;
 	sample_record(&r, PERF_SAMPLE_REGS_ABI_64, 64, 40);
 	struct switch_record s;
-	cr_assert_eq(switch_record_size(r.b, r.n), r.n);
 	cr_assert_eq(switch_record_decode(r.b, r.n, &s), SWITCH_RECORD_SAMPLE);
 	cr_assert_eq(s.pid, 4240);
 	cr_assert_eq(s.tid, 4242);
@@ -80,9 +78,9 @@ Test(switch_record, a_sample_is_decoded_with_its_copied_bytes)
 	cr_assert_eq(s.regs.r[DW_RBX], 0x101, "perf's order (ax bx cx dx) is not DWARF's (ax dx cx bx)");
 	cr_assert_eq(s.regs.r[DW_RDX], 0x103);
 	cr_assert_eq(s.regs.r[DW_R8], 0x10c);
-	cr_assert_eq(s.regs.r[DW_R15], 0x113);
+	cr_assert_eq(s.regs.r[DW_R14], 0x112);
 	for (int dw = 0; dw < DW_NREGS; dw++)
-		cr_assert(reg_ok(&s.regs, dw), "register %d is known", dw);
+		cr_assert(reg_ok(&s.regs, dw) == (dw != DW_R15), "register %d is known (r15: all ones, not)", dw);
 	cr_assert_eq(s.stack_len, 40, "only the bytes the kernel could copy (dyn_size)");
 	cr_assert_eq(s.stack[0], 1);
 	cr_assert_eq(s.stack[39], 40);
@@ -115,7 +113,6 @@ Test(switch_record, sizes_that_do_not_add_up_are_refused)
 	cr_assert_eq(switch_record_decode(r.b, r.n - 1, &s), SWITCH_RECORD_BAD);
 	/* a header smaller than a header */
 	struct perf_event_header tiny = {.type = PERF_RECORD_SAMPLE, .size = 4};
-	cr_assert_eq(switch_record_size((const uint8_t *)&tiny, sizeof(tiny)), 0);
 	cr_assert_eq(switch_record_decode((const uint8_t *)&tiny, sizeof(tiny), &s), SWITCH_RECORD_BAD);
 	/* the registers cut off */
 	sample_record(&r, PERF_SAMPLE_REGS_ABI_64, 0, 0);
@@ -130,18 +127,6 @@ Test(switch_record, other_record_types_are_told_apart)
 	cr_assert_eq(switch_record_decode((const uint8_t *)lost, sizeof(lost), &s), SWITCH_RECORD_OTHER);
 }
 
-static bool any_sample(const struct switch_record *s, void *ctx)
-{
-	(void)s;
-	(void)ctx;
-	return true;
-}
-
-static bool tid_is(const struct switch_record *s, void *ctx)
-{
-	return s->tid == *(uint32_t *)ctx;
-}
-
 /* Records laid into a ring from position pos on, wrapping around its end. */
 static uint64_t lay(uint8_t *ring, uint64_t size, uint64_t pos, const struct rec *r)
 {
@@ -150,35 +135,52 @@ static uint64_t lay(uint8_t *ring, uint64_t size, uint64_t pos, const struct rec
 	return pos + r->n;
 }
 
-Test(switch_record, the_newest_wanted_sample_of_a_ring_even_wrapped)
+Test(switch_record, the_newest_record_of_a_backward_ring_even_wrapped)
 {
-	static uint8_t ring[1024], scratch[SWITCH_RECORD_MAX];
-	struct switch_ring_view v = {.data = ring, .size = sizeof(ring), .scratch = scratch};
-	struct rec a, b;
-	sample_record(&a, PERF_SAMPLE_REGS_ABI_64, 64, 64);
-	sample_record(&b, PERF_SAMPLE_REGS_ABI_64, 64, 56);
-	memcpy(b.b + 8, &(uint64_t){(uint64_t)7 << 32 | 7}, 8); /* tid 7 */
-	b.b[8 + 8 + 8 + 8 + 8 * SWITCH_NREGS + 8] = 0xAB; /* its first stack byte */
-	/* a at 10 * 1024 + 700, b right after it: b wraps around the end */
-	uint64_t tail = 10 * 1024 + 700, mid = lay(ring, sizeof(ring), tail, &a);
-	uint64_t head = lay(ring, sizeof(ring), mid, &b);
-	cr_assert_gt(mid % 1024 + b.n, 1024, "b wraps");
+	static uint8_t ring[1024];
+	struct switch_ring_view v = {.data = ring, .size = sizeof(ring)};
 	struct switch_record s;
-	bool found;
-	cr_assert_eq(switch_ring_scan(&v, tail, head, any_sample, NULL, &s, &found), 2);
-	cr_assert(found);
+	cr_assert_eq(switch_ring_newest(&v, 0, &s), SWITCH_RECORD_BAD, "nothing written yet");
+	struct rec older, newest;
+	sample_record(&older, PERF_SAMPLE_REGS_ABI_64, 64, 64);
+	sample_record(&newest, PERF_SAMPLE_REGS_ABI_64, 64, 56);
+	memcpy(newest.b + 8, &(uint64_t){(uint64_t)7 << 32 | 7}, 8); /* tid 7 */
+	newest.b[8 + 8 + 8 + 8 + 8 * SWITCH_NREGS + 8] = 0xAB; /* its first stack byte */
+	/* written backward: the newest below the older; data_head (going down from 0, as the
+	 * kernel's) where the newest starts, which wraps around the end */
+	uint64_t head = (uint64_t)0 - 1024 * 5 - 200;
+	lay(ring, sizeof(ring), head + newest.n, &older);
+	lay(ring, sizeof(ring), head, &newest);
+	cr_assert_gt(head % 1024 + newest.n, 1024, "the newest wraps");
+	cr_assert_eq(switch_ring_newest(&v, head, &s), SWITCH_RECORD_SAMPLE);
 	cr_assert_eq(s.tid, 7, "the newest");
-	cr_assert_eq(s.stack_len, 56);
-	cr_assert_eq(s.stack[0], 0xAB, "its stack, made contiguous");
-	uint32_t want = 4242;
-	cr_assert_eq(switch_ring_scan(&v, tail, head, tid_is, &want, &s, &found), 2);
-	cr_assert(found);
-	cr_assert_eq(s.tid, 4242, "the newest that is wanted");
-	/* a head short of b's end: only a is read; past the ring's size: nothing */
-	cr_assert_eq(switch_ring_scan(&v, tail, head - 1, any_sample, NULL, &s, &found), 1);
-	cr_assert_eq(s.tid, 4242);
-	cr_assert_eq(switch_ring_scan(&v, tail, tail + 1025, any_sample, NULL, &s, &found), 0);
-	cr_assert_not(found);
+	cr_assert_eq(s.stack_len + s.more_len, 56);
+	cr_assert_eq(s.stack[0], 0xAB, "its stack, in place");
+	cr_assert(s.stack >= ring && s.stack < ring + sizeof(ring));
+	/* in two pieces when it reaches the end: the first at the end, the rest from the start */
+	uint64_t stack_at = (head + 8 + 8 + 8 + 8 + 8 * SWITCH_NREGS + 8) % 1024;
+	if (stack_at + 56 > 1024) {
+		cr_assert_eq(s.stack_len, 1024 - stack_at);
+		cr_assert_eq(s.more, ring);
+	} else {
+		cr_assert_eq(s.more_len, 0);
+	}
+	cr_assert_eq(switch_ring_newest(&v, head + newest.n, &s), SWITCH_RECORD_SAMPLE);
+	cr_assert_eq(s.tid, 4242, "the older, in one piece in the ring");
+	cr_assert(s.stack >= ring && s.stack < ring + sizeof(ring));
+	/* the count of dropped records the kernel writes in front of the first sample after the
+	 * ring was opened: skipped */
+	struct rec lost = {.n = 24};
+	struct perf_event_header lh = {.type = PERF_RECORD_LOST, .size = 24};
+	memcpy(lost.b, &lh, sizeof(lh));
+	uint64_t at = 3 * 1024 + 100;
+	lay(ring, sizeof(ring), lay(ring, sizeof(ring), at, &lost), &newest);
+	cr_assert_eq(switch_ring_newest(&v, at, &s), SWITCH_RECORD_SAMPLE);
+	cr_assert_eq(s.tid, 7, "the sample after the count");
+	/* a header claiming more than the ring holds */
+	struct perf_event_header big = {.type = PERF_RECORD_SAMPLE, .size = 2048};
+	memcpy(ring, &big, sizeof(big));
+	cr_assert_eq(switch_ring_newest(&v, 0, &s), SWITCH_RECORD_BAD);
 }
 
 /* ---- on a real child ---- */
@@ -308,21 +310,27 @@ Test(switch_copy, the_kernels_copy_is_the_stopped_threads_stack)
 		cr_assert(switch_copy_arm(&k, c.pid, now_ns()));
 		struct user_regs_struct regs;
 		stop_it(c.pid, &regs);
-		struct switch_record rec;
-		cr_assert(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &rec), "stop %d has its record", i);
+		struct switch_take tk;
+		cr_assert(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &tk), "stop %d has its record", i);
+		const struct switch_record rec = tk.rec;
 		if (rec.regs.r[DW_RSP] == regs.rsp && rec.regs.r[DW_RIP] == regs.rip) {
 			/* of this stop: the registers and the stack as the stopped thread has them */
 			exact++;
 			cr_assert_eq(rec.regs.r[DW_RBP], regs.rbp);
-			cr_assert_eq(rec.regs.r[DW_RBX], regs.rbx);
-			cr_assert_eq(rec.regs.r[DW_R15], regs.r15);
-			size_t len = rec.stack_len;
+			cr_assert_eq(rec.regs.r[DW_RAX], regs.rax);
+			cr_assert_eq(rec.regs.r[DW_R8], regs.r8);
+			/* callee-saved registers but bp: not in a record taken in the kernel */
+			cr_assert(!reg_ok(&rec.regs, DW_RBX) || rec.regs.r[DW_RBX] == regs.rbx);
+			size_t len = rec.stack_len + rec.more_len;
 			cr_assert_gt(len, 40 * 200, "the frames of the recursion were copied (%zu bytes from sp %#llx)",
 				     len, (unsigned long long)regs.rsp);
 			struct iovec l = {mine, len}, r = {(void *)(uintptr_t)regs.rsp, len};
 			cr_assert_eq(process_vm_readv(c.pid, &l, 1, &r, 1, 0), (ssize_t)len);
-			cr_assert(memcmp(mine, rec.stack, len) == 0, "stop %d: the copy differs from the stack", i);
+			cr_assert(memcmp(mine, rec.stack, rec.stack_len) == 0 &&
+				  memcmp(mine + rec.stack_len, rec.more, rec.more_len) == 0,
+				  "stop %d: the copy differs from the stack", i);
 		}
+		switch_copy_give_back(&k, c.pid);
 		cr_assert_eq(ptrace(PTRACE_CONT, c.pid, NULL, NULL), 0);
 	}
 	/* the child may switch out before its stop (its 1 ms sleep out of 21, or a preemption on a
@@ -333,15 +341,15 @@ Test(switch_copy, the_kernels_copy_is_the_stopped_threads_stack)
 	stop_child(&c);
 }
 
-Test(switch_copy, a_record_of_an_earlier_switch_is_the_thread_as_it_was_then)
+Test(switch_copy, the_stops_record_is_taken_not_one_of_a_switch_before_it_nor_of_a_shut_ring)
 {
 	struct child c;
 	start_child_as(&c, true);
 	usleep(5000); /* parked in its first read */
 	struct switch_copy k;
 	seize_or_skip(&c, &k);
-	/* armed while it waits; woken, it waits again at once (its one record: that switch, marked
-	 * waiting), then is woken to work */
+	/* armed while it waits; woken, it waits again at once (a switch recorded: marked waiting),
+	 * then it is woken to work, and stopped (the newest record: marked working) */
 	uint64_t armed = now_ns();
 	cr_assert(switch_copy_arm(&k, c.pid, armed));
 	cr_assert_eq(write(c.first[1], "x", 1), 1);
@@ -352,19 +360,32 @@ Test(switch_copy, a_record_of_an_earlier_switch_is_the_thread_as_it_was_then)
 	usleep(1000);
 	struct user_regs_struct regs;
 	stop_it(c.pid, &regs);
-	struct switch_record rec;
-	cr_assert(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &rec));
-	cr_assert_eq(k.st.earlier, 1, "the record is of the wait, not of the stop");
-	cr_assert(rec.regs.r[DW_RIP] != regs.rip);
-	cr_assert(rec.time_ns >= armed && rec.time_ns < now_ns());
-	/* its stack says what the child's stack said then: waiting; the stack now says at work */
-	uint64_t at = c.sh->mark_at, sp = rec.regs.r[DW_RSP], then, now;
-	cr_assert(at >= sp && at + 8 <= sp + rec.stack_len, "the child's word is in the copy");
-	memcpy(&then, rec.stack + (at - sp), 8);
-	struct iovec l = {&now, 8}, r = {(void *)(uintptr_t)at, 8};
-	cr_assert_eq(process_vm_readv(c.pid, &l, 1, &r, 1, 0), 8);
-	cr_assert_eq(then, 1, "waiting in the record");
-	cr_assert_eq(now, 0, "at work at the stop");
+	struct switch_take tk;
+	cr_assert(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &tk));
+	const struct switch_record *rec = &tk.rec;
+	cr_assert_eq(k.st.earlier, 0, "the record is the stop's");
+	cr_assert_eq(rec->regs.r[DW_RIP], regs.rip);
+	cr_assert_eq(rec->regs.r[DW_RSP], regs.rsp);
+	cr_assert(rec->time_ns >= armed && rec->time_ns < now_ns());
+	uint64_t at = c.sh->mark_at, sp = rec->regs.r[DW_RSP], mark;
+	cr_assert(at >= sp && at + 8 <= sp + rec->stack_len, "the child's word is in the copy's first piece");
+	memcpy(&mark, rec->stack + (at - sp), 8);
+	cr_assert_eq(mark, 0, "at work in the record, as at the stop");
+	switch_copy_give_back(&k, c.pid);
+	/* shut since: the child's switches while it runs on are not recorded, and a stop not armed
+	 * for has no record */
+	cr_assert_eq(ptrace(PTRACE_CONT, c.pid, NULL, NULL), 0);
+	usleep(20000);
+	stop_it(c.pid, &regs);
+	cr_assert_not(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &tk), "not armed: no record");
+	cr_assert_eq(ptrace(PTRACE_CONT, c.pid, NULL, NULL), 0);
+	usleep(2000);
+	armed = now_ns();
+	cr_assert(switch_copy_arm(&k, c.pid, armed));
+	stop_it(c.pid, &regs);
+	cr_assert(switch_copy_take(&k, c.pid, regs.rsp, regs.rip, &tk));
+	cr_assert(tk.rec.time_ns >= armed, "of this arming");
+	cr_assert_eq(tk.rec.regs.r[DW_RIP], regs.rip);
 	cr_assert_eq(ptrace(PTRACE_CONT, c.pid, NULL, NULL), 0);
 	switch_copy_free(&k);
 	stop_child(&c);
