@@ -240,6 +240,7 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	struct capture *c = capture_pool_take(&s->captures, MAX_WAITING);
 	if (!c) {
 		s->st.missed += ticks; /* resumed untouched: too many copies wait to be decoded */
+		switch_copy_disarm(&s->kcopy, t->tid);
 		return;
 	}
 	unsigned long reads = s->live.reads;
@@ -249,6 +250,7 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	c->ticks = ticks;
 	c->state = ti->requested_state;
 	c->ok = capture(s, t, c);
+	switch_copy_disarm(&s->kcopy, t->tid); /* (a capture that failed before taking its record) */
 	if (!c->ok)
 		s->st.missed += ticks - 1; /* the stop's own tick: counted as cut, or not at all */
 	/* the tracer resumes the thread right after we return */
@@ -433,7 +435,8 @@ static void ask_stop(struct sampler *s, struct tthread *t, char state, uint64_t 
 {
 	tinfo_for(s, t->tid)->requested_state = state;
 	switch_copy_arm(&s->kcopy, t->tid, now);
-	tracer_request_sample(s->tr, t, now);
+	if (!tracer_request_sample(s->tr, t, now))
+		switch_copy_disarm(&s->kcopy, t->tid);
 }
 
 /* Ask every thread that is due to stop; the stops are handled as they arrive. */

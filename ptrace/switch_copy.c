@@ -253,6 +253,15 @@ bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64
 	return true;
 }
 
+void switch_copy_disarm(struct switch_copy *k, pid_t tid)
+{
+	struct switch_ring *r = k->on ? ring_of(k, tid) : NULL;
+	if (r && r->armed) {
+		ring_open(r, false);
+		r->armed = false;
+	}
+}
+
 void switch_copy_give_back(struct switch_copy *k, pid_t tid)
 {
 	struct switch_ring *r = ring_of(k, tid);

@@ -86,6 +86,9 @@ struct switch_take {
  * the record lent. */
 bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64_t stop_ip,
 		      struct switch_take *out);
+/* tid's ring shut when it is open (the thread was asked to stop, but its stop was not taken: the
+ * ask failed, or the stop was resumed untouched), so that its switches are not written. */
+void switch_copy_disarm(struct switch_copy *k, pid_t tid);
 /* A lent record was copied out: the ring may be opened again. */
 void switch_copy_give_back(struct switch_copy *k, pid_t tid);
 /* The threads that exited (alive says no): their events and rings are closed. */
