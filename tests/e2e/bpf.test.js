@@ -80,7 +80,7 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   const kernelNames = new Set(fs.readFileSync('/proc/kallsyms', 'utf8').split('\n').map((l) => l.split(/\s+/)[2]));
-  let withKernel = 0, underWrite = 0, wrapperAbove = 0, kernelWrite = 0;
+  let withKernel = 0, underWrite = 0, wrapperAbove = 0, viaEntry = 0, kernelWrite = 0;
   for (const s of stacks) {
     const k = s.frames.findIndex((f) => f.endsWith('_[k]'));
     if (k < 0) continue;
@@ -93,8 +93,12 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     if (!s.frames.some((f) => /^(node::fs::WriteBuffer|uv_fs_write)$/.test(f))) continue;
     underWrite += s.count;
     // glibc's write wrapper (no frame pointer: unwound by CFI over the captured stack) calls
-    // into the kernel, which is in its write path most of the time
+    // into the kernel through its system-call entry; below it, the write path itself (ksys_write,
+    // vfs_write) for part of the time only: on this machine's kernel most of a 64-byte write to
+    // /dev/null is spent in do_syscall_64's own entry and exit work (35 of 65 samples there, 28
+    // under ksys_write; in a make check 22 of 57)
     if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
+    if (/^entry_SYSCALL_64/.test(s.frames[k])) viaEntry += s.count;
     if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
   }
   const total = stacks.reduce((a, s) => a + s.count, 0);
@@ -107,7 +111,8 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.ok(Math.abs(share - truth) <= slack, `${withKernel}/${total} samples in the kernel where the process spent ${(100 * truth).toFixed(1)}% of its CPU time there (±${(100 * slack).toFixed(1)})`);
   assert.ok(underWrite >= withKernel * 0.5, `${underWrite}/${withKernel} kernel samples under fs.writeSync`);
   assert.ok(wrapperAbove >= underWrite * 0.8, `${wrapperAbove}/${underWrite} kernel samples below a write wrapper`);
-  assert.ok(kernelWrite >= underWrite * 0.4, `${kernelWrite}/${underWrite} in the kernel's write path`);
+  assert.ok(viaEntry >= underWrite * 0.9, `${viaEntry}/${underWrite} kernel samples under fs.writeSync enter by the system-call entry`);
+  assert.ok(kernelWrite >= underWrite * 0.2, `${kernelWrite}/${underWrite} in the kernel's write path`);
   // without --kernel there are none
   const plain = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);
   assert.strictEqual(plain.code, 0, plain.stderr);
