@@ -24,8 +24,10 @@ if (!['ptrace', 'bpf'].includes(MODE)) throw new Error(`V8WALK_MODE must be ptra
 const STACK_COPY = process.env.V8WALK_STACK_COPY || '';
 
 // `--mode MODE` in front of a sampling run's arguments (not for --dump, --core, --version-info,
-// which have one form, nor when the test chose a mode itself), and `--stack-copy`.
+// which have one form, nor when the test chose a mode itself), and `--stack-copy`; after the
+// `top` subcommand, which must come first.
 function withMode(args) {
+  if (args[0] === 'top') return ['top', ...withMode(args.slice(1))];
   const oneForm = ['--mode', '--dump', '--core', '--version-info'];
   const noCopy = ['--stack-copy', '--core', '--version-info'];
   const ptrace = MODE === 'ptrace' && !args.includes('bpf');
