@@ -170,6 +170,14 @@ static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct 
 	return false;
 }
 
+enum code_tier code_cached_tier(const struct code_finder *cf, uint64_t pc)
+{
+	uint64_t k;
+	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code && v8_code_contains(&cf->cache[k - 1], pc))
+		return cf->cache[k - 1].tier;
+	return CT_OTHER;
+}
+
 static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
 		       struct v8_code *out)
 {

@@ -46,7 +46,7 @@ static bool slot(const struct v8_layout *L, struct memsrc *stack, uint64_t fp, e
 }
 
 bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
-		    bool interpreted, struct memo_key *k)
+		    bool interpreted, bool optimized, struct memo_key *k)
 {
 	if (rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME || !rf->fp_ok || !v8_has(L, L_FP_ARGS))
 		return false;
@@ -62,6 +62,10 @@ bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struc
 	k->context_is_object = v8_is_heap_object(ctx);
 	if (interpreted && v8_has(L, L_FP_BYTECODE_ARRAY))
 		k->function = 0;
+	if (optimized && !interpreted) {
+		k->function = k->bytecode_array = k->bytecode_offset = 0;
+		k->optimized = 1;
+	}
 	/* the caller's marker (absent past the stack's end, at the outermost frame); a JS caller's
 	 * slot holds its context, young as often as not: that it is an object is what counts */
 	if (k->caller_fp && !slot(L, stack, k->caller_fp, L_FP_CONTEXT, &k->caller_marker))
@@ -174,9 +178,13 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 	return found;
 }
 
-/* A frame whose decoding is complete: a JS frame named, at a known position. */
+/* A frame whose decoding is complete: a JS frame named, at a known position, or a named builtin
+ * (forEach, map, Reflect.apply, …: keyed on their return address and frame like JS frames; not
+ * kept, they were decoded and their objects copied at every sample). */
 static bool complete(const struct frame *f)
 {
+	if (f->kind == FK_BUILTIN)
+		return f->name != 0;
 	return (f->kind == FK_JS || f->kind == FK_JS_INLINED) && f->name && !f->at_def && f->line > 0;
 }
 

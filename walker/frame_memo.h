@@ -38,6 +38,7 @@ enum { MEMO_MAX_FRAMES = 8, MEMO_GENERATION = 4096, MEMO_LIFETIME_WALKS = 4096 }
 struct memo_key {
 	uint64_t fp, pc, caller_fp, caller_marker;
 	uint64_t function, bytecode_array, bytecode_offset, context_is_object;
+	uint64_t optimized; /* 1: the slots of the bytecode array and offset were left out */
 };
 
 struct memo_entry {
@@ -81,9 +82,15 @@ void frame_memo_begin_walk(struct frame_memo *m);
  * the interpreter, so its bytecode-array slot holds its BytecodeArray, which belongs to one
  * SharedFunctionInfo: the closure is left out of the key (closures made anew, and young ones a
  * scavenge moves, are then one activation: measured on tsc, a different function slot was half
- * of the misses at a frame pointer and return address seen before). */
+ * of the misses at a frame pointer and return address seen before). optimized: rf returns into
+ * Maglev or TurboFan code (as the code cache last found it), where the bytecode-array and
+ * offset slots are spill slots (young objects a scavenge moves and rewrites) that its decoding
+ * does not read, and whose Code belongs to one SharedFunctionInfo, as a BytecodeArray does: the
+ * two slots and the closure are left out of the key (measured on tsc: of the frames that missed
+ * below a top of stack unchanged since the last sample, as many had a moved closure as had the
+ * same key; spill slots took half the hits before). */
 bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
-		    bool interpreted, struct memo_key *k);
+		    bool interpreted, bool optimized, struct memo_key *k);
 /* The receiver slot of rf (from the stack copy). */
 bool frame_memo_receiver(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
 			 uint64_t *receiver);

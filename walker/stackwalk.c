@@ -378,9 +378,10 @@ static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 		/* native code (with unwind information: a stripped libnode's builtins have none) is
 		 * not a JS activation: not looked up */
 		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
+		enum code_tier tier = pi.cls == PC_JIT ? code_cached_tier(&sw->positions.codes, sw->raw[i].pc - 1) : CT_OTHER;
 		sw->memo_keyed[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
 				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi),
-						   &sw->memo_key[i]);
+						   tier == CT_MAGLEV || tier == CT_TURBOFAN, &sw->memo_key[i]);
 		sw->memo_hit[i] = sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i]);
 	}
 }
@@ -488,9 +489,10 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	}
 	int first = *n;
 	decode_v8(sw, h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, n, max, st);
-	/* decoded: kept for the next walks under the key look_up_memo made */
+	/* decoded: kept for the next walks under the key look_up_memo made (not where async
+	 * frames are shown: a builtin's decoding finds the async function it resumes) */
 	uint64_t receiver, id;
-	if (sw->memo_keyed[i] && frame_memo_receiver(h->L, mem, rf, &receiver) &&
+	if (sw->memo_keyed[i] && !sw->async_frames && frame_memo_receiver(h->L, mem, rf, &receiver) &&
 	    frame_memo_receiver_id(h->L, mem, receiver, &id))
 		frame_memo_stage(&sw->memo, &sw->memo_key[i], id, out + first, *n - first);
 	if (pc_uninlined && exact && !*seen_js)

@@ -60,7 +60,7 @@ static void decode_once(const struct frame *frames, int n, bool validated)
 	struct memo_key k;
 	struct memo_ref ref;
 	frame_memo_begin_walk(&memo);
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k));
 	cr_assert_not(frame_memo_find(&memo, &k, &ref));
 	frame_memo_stage(&memo, &k, RECEIVER_MAP, frames, n);
 	frame_memo_commit(&memo, validated);
@@ -72,7 +72,7 @@ static bool found_again(const struct frame **out, int *n)
 	struct memo_key k;
 	struct memo_ref ref;
 	frame_memo_begin_walk(&memo);
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k));
 	if (!frame_memo_find(&memo, &k, &ref))
 		return false;
 	uint64_t receiver;
@@ -107,10 +107,10 @@ Test(frame_memo, the_top_frame_has_no_key)
 {
 	struct memo_key k;
 	rf.how = FRAME_TOP; /* its pc is exact: the position moves under it */
-	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k));
 	rf.how = FRAME_CFI;
 	rf.fp_ok = false;
-	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, &k));
+	cr_assert_not(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k));
 }
 
 Test(frame_memo, a_sample_that_did_not_validate_is_not_kept)
@@ -139,7 +139,7 @@ Test(frame_memo, any_identifying_slot_that_changes_is_a_miss)
 	cr_assert_not(found());
 }
 
-Test(frame_memo, only_complete_js_frames_are_kept)
+Test(frame_memo, only_complete_frames_are_kept)
 {
 	struct frame at_def = js("measure", 12);
 	at_def.at_def = true; /* no position yet: the next sample may have one */
@@ -147,6 +147,7 @@ Test(frame_memo, only_complete_js_frames_are_kept)
 	cr_assert_not(found());
 	struct frame builtin = js("measure", 12);
 	builtin.kind = FK_BUILTIN;
+	builtin.name = 0; /* not named */
 	decode_once(&builtin, 1, true);
 	cr_assert_not(found());
 	struct frame many[MEMO_MAX_FRAMES + 1];
@@ -155,6 +156,20 @@ Test(frame_memo, only_complete_js_frames_are_kept)
 	decode_once(many, MEMO_MAX_FRAMES + 1, true);
 	cr_assert_not(found());
 	cr_assert_eq(memo.kept, 0);
+}
+
+/* A builtin's frame (forEach, Reflect.apply, …) named from its pc is as final as a JS frame's. */
+Test(frame_memo, named_builtin_frames_are_kept)
+{
+	struct frame builtin = js("ArrayForEach", 0);
+	builtin.kind = FK_BUILTIN;
+	decode_once(&builtin, 1, true);
+	const struct frame *f;
+	int n;
+	cr_assert(found_again(&f, &n));
+	cr_assert_eq(n, 1);
+	cr_assert_eq(f[0].kind, FK_BUILTIN);
+	cr_assert_eq(f[0].name, builtin.name);
 }
 
 Test(frame_memo, entries_expire_after_their_lifetime)
@@ -180,7 +195,7 @@ static void fill(int count, uint64_t base_fp)
 		o.fp = base_fp;
 		o.pc = 0x9000000 + (uint64_t)i;
 		struct memo_key k;
-		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, false, &k));
+		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, false, false, &k));
 		frame_memo_stage(&memo, &k, RECEIVER_MAP, &f, 1);
 	}
 	frame_memo_commit(&memo, true);
@@ -227,10 +242,33 @@ Test(frame_memo, a_moved_receiver_is_the_same_activation_and_its_map_is_what_a_h
 Test(frame_memo, an_interpreted_frame_is_known_by_its_bytecode_not_its_closure)
 {
 	struct memo_key a, b;
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, &a));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, false, &a));
 	slot(fp, L_FP_FUNCTION, fh_obj(&fh, FT_JSFUNCTION, 64)); /* another closure, same bytecode */
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, &b));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, false, &b));
 	cr_assert(!memcmp(&a, &b, sizeof(a)));
-	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, &b));
-	cr_assert(memcmp(&a, &b, sizeof(a)), "optimized code: the closure is in the key");
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &b));
+	cr_assert(memcmp(&a, &b, sizeof(a)), "code of unknown tier: the closure is in the key");
+}
+
+/* A frame of Maglev or TurboFan code: its Code (found by its return address) names its function;
+ * the closure and the spill slots where an interpreted frame has its bytecode array and offset
+ * (rewritten whenever a scavenge moves what they hold) are not part of it. */
+Test(frame_memo, an_optimized_frame_is_known_by_its_code_not_its_spill_slots)
+{
+	struct memo_key a, b, c;
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, true, &a));
+	slot(fp, L_FP_FUNCTION, fh_obj(&fh, FT_JSFUNCTION, 64));
+	slot(fp, L_FP_BYTECODE_ARRAY, fh_obj(&fh, FT_SFI, 64));
+	slot(fp, L_FP_BYTECODE_OFFSET, fh_smi(43));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, true, &b));
+	cr_assert(!memcmp(&a, &b, sizeof(a)));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &c));
+	cr_assert(memcmp(&a, &c, sizeof(a)), "another tier, another key");
+	struct raw_frame other = rf;
+	other.pc += 4; /* another call site in the same code */
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &other, false, true, &c));
+	cr_assert(memcmp(&a, &c, sizeof(a)));
+	memcpy(fh_ptr(&fh, fp), &(uint64_t){caller_fp + 16}, 8); /* another caller */
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, true, &c));
+	cr_assert(memcmp(&a, &c, sizeof(a)));
 }
