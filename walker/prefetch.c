@@ -23,8 +23,12 @@ static void add(struct batch *b, uint64_t tagged, uint32_t len, enum prefetch_ki
 		return;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->addr[i] == tagged - 1) {
-			if (b->kind[i] == PF_SLOT_WORD) /* a JS frame's receiver too: checked */
+			/* a JS frame's receiver too: checked; a decoded frame's too: its map copied */
+			if (b->kind[i] == PF_SLOT_WORD || (b->kind[i] == PF_MEMO_RECEIVER && kind != PF_SLOT_WORD)) {
 				b->kind[i] = (uint8_t)kind;
+				if (len > b->len[i])
+					b->len[i] = len;
+			}
 			return;
 		}
 	b->addr[b->n] = tagged - 1;
@@ -41,9 +45,11 @@ static bool word(struct memsrc *mem, uint64_t addr, uint64_t *v)
 static void record(struct prefetched *out, const struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		if (b->kind[i] == PF_RECEIVER) {
-			if (out->nreceivers < PREFETCH_MAX_OBJECTS)
+		if (b->kind[i] == PF_RECEIVER || b->kind[i] == PF_MEMO_RECEIVER) {
+			if (out->nreceivers < PREFETCH_MAX_OBJECTS) {
+				out->receiver_decoded[out->nreceivers] = b->kind[i] == PF_RECEIVER;
 				out->receivers[out->nreceivers++] = b->addr[i];
+			}
 		} else if (b->kind[i] != PF_MAP && b->kind[i] != PF_SLOT_WORD && out->n < PREFETCH_MAX_OBJECTS) {
 			out->kind[out->n] = b->kind[i];
 			out->obj[out->n++] = b->addr[i];
@@ -51,14 +57,15 @@ static void record(struct prefetched *out, const struct batch *b)
 	}
 }
 
-/* The maps of the slots' objects, unless they are root maps whose type is known. */
+/* The maps of the slots' objects (those of which `only` is true, when it is given), unless they
+ * are root maps whose type is known. */
 static void add_maps(struct batch *b, const struct v8_layout *L, struct map_types *types,
-		     struct memsrc *mem, const uint64_t *obj, size_t n)
+		     struct memsrc *mem, const uint64_t *obj, const bool *only, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t map;
 		int type;
-		if (word(mem, obj[i] + L->v[L_HEAPOBJECT_MAP], &map) &&
+		if ((!only || only[i]) && word(mem, obj[i] + L->v[L_HEAPOBJECT_MAP], &map) &&
 		    !(types && map_types_get(types, map, &type)))
 			add(b, map, MAP_OBJ_BYTES, PF_MAP);
 	}
@@ -81,7 +88,7 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		/* a frame the memo has: only its receiver's map word, which the entry must match */
 		if (skip && skip[i]) {
 			if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
-				add(&fns, receiver, MAP_BYTES, PF_RECEIVER);
+				add(&fns, receiver, MAP_BYTES, PF_MEMO_RECEIVER);
 			continue;
 		}
 		struct pc_info pi;
@@ -184,8 +191,8 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 	size_t stage1 = p->n;
 	record(p, &second);
 	/* the maps are not recorded: only read through the copies, never named from */
-	add_maps(&second, L, types, mem, p->obj, stage1);
-	add_maps(&second, L, types, mem, p->receivers, p->nreceivers);
+	add_maps(&second, L, types, mem, p->obj, NULL, stage1);
+	add_maps(&second, L, types, mem, p->receivers, p->receiver_decoded, p->nreceivers);
 	mem_prefetch(mem, second.addr, second.len, second.n);
 }
 

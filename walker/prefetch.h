@@ -21,14 +21,18 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
  * the top frame); PF_FUNCTION_IN_BUILTIN: one whose frame runs in V8's builtins (the
  * interpreter, a builtin's own frame), whose current code is not asked. */
 /* PF_SLOT_WORD: the receiver slot of a builtin's or stub's frame, copied for the frame memo's key
- * only (it may hold no object: never checked for a move) */
-enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP, PF_SLOT_WORD };
+ * only (it may hold no object: never checked for a move). PF_MEMO_RECEIVER: the receiver of a
+ * frame the memo has, whose map word the entry must match: its map is not copied (a decoded
+ * frame's receiver, PF_RECEIVER, has its map copied too: a call-site name starts from it). */
+enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP, PF_SLOT_WORD,
+		     PF_MEMO_RECEIVER };
 
 struct prefetched {
 	uint64_t obj[PREFETCH_MAX_OBJECTS];
 	uint8_t kind[PREFETCH_MAX_OBJECTS]; /* enum prefetch_kind */
 	size_t n;
 	uint64_t receivers[PREFETCH_MAX_OBJECTS]; /* copied for their map word */
+	bool receiver_decoded[PREFETCH_MAX_OBJECTS]; /* of a frame the memo did not have */
 	size_t nreceivers;
 };
 
