@@ -29,6 +29,8 @@ void profile_untimed(struct profile *p)
 void profile_free(struct profile *p)
 {
 	intern_free(&p->frame_keys);
+	for (size_t i = 0; i < p->nthreads; i++)
+		free(p->threads[i].path);
 	free(p->frames);
 	free(p->nodes);
 	free(p->threads);
@@ -39,53 +41,63 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The identity under which samples aggregate: kind, name, file and the chosen line. */
-static uint32_t frame_index(struct profile *p, const struct frame *f)
+/* The identity under which samples aggregate: kind, name, file and the chosen line, as six
+ * words (was a formatted string: snprintf per frame per sample, 1.3 % of v8walk's CPU at
+ * 999 Hz); key is the frame as the profile keeps it. */
+static void frame_identity(const struct profile *p, const struct frame *f, struct frame *key,
+			   uint32_t words[6])
 {
-	struct frame key = *f;
+	*key = *f;
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
-	key.pc = 0;
-	key.module_off = 0;
-	key.script = 0;
-	key.is_return = false;
-	key.tier = 0;
+	key->pc = 0;
+	key->module_off = 0;
+	key->script = 0;
+	key->is_return = false;
+	key->tier = 0;
 	if (!js) {
-		key.line = key.col = key.def_line = key.start_line = key.start_col = 0;
+		key->line = key->col = key->def_line = key->start_line = key->start_col = 0;
 		if (f->kind == FK_NATIVE)
-			key.file = 0;
+			key->file = 0;
 	} else if (p->lines == LINES_FUNCTION) {
 		/* a function is one frame, whatever receiver it was called on: its script and start
 		 * position say which, its own name (as V8's profiler names it) is shown, unless a
 		 * source map gave the name of the original function */
-		key.line = f->def_line;
-		key.col = f->def_col;
-		key.name = frame_own_name(f);
+		key->line = f->def_line;
+		key->col = f->def_col;
+		key->name = frame_own_name(f);
 	} else if (p->lines == LINES_NONE) {
-		key.line = key.col = key.def_line = key.def_col = key.start_line = key.start_col = 0;
+		key->line = key->col = key->def_line = key->def_col = key->start_line = key->start_col = 0;
 	} else {
 		/* the line running in one function: the function is part of the identity, or every
 		 * `(anonymous)` of a minified script's line 1 would be one frame, named and placed
 		 * (cpuprofile, pprof, speedscope) after whichever was seen first */
-		key.col = 0;
+		key->col = 0;
 	}
-	/* the identity's words as the key's bytes (was a formatted string: snprintf per frame per
-	 * sample, 1.3 % of v8walk's CPU at 999 Hz) */
 	bool by_function = js && p->lines != LINES_NONE;
-	uint32_t words[6] = {key.kind, key.name, key.file, (uint32_t)key.line,
-			     by_function ? (uint32_t)key.def_line : 0,
-			     by_function ? (uint32_t)key.def_col : 0};
+	words[0] = key->kind;
+	words[1] = key->name;
+	words[2] = key->file;
+	words[3] = (uint32_t)key->line;
+	words[4] = by_function ? (uint32_t)key->def_line : 0;
+	words[5] = by_function ? (uint32_t)key->def_col : 0;
+}
+
+/* The index of the frame with identity words (key and f: frame_identity's). */
+static uint32_t frame_index(struct profile *p, const struct frame *f, struct frame *key,
+			    const uint32_t words[6])
+{
 	size_t before = p->frame_keys.n;
-	uint32_t idx = intern_n(&p->frame_keys, (const char *)words, sizeof(words));
+	uint32_t idx = intern_n(&p->frame_keys, (const char *)words, sizeof(words[0]) * 6);
 	if (p->frame_keys.n != before) {
 		XGROW(p->frames, p->capframes, idx + 1);
 		/* the first frame seen stands for all: its address, module and column (pprof) */
-		key.pc = f->pc;
-		key.module_off = f->module_off;
-		key.tier = f->tier;
-		key.col = p->lines == LINES_CURRENT ? f->col : p->lines == LINES_FUNCTION ? f->def_col : 0;
+		key->pc = f->pc;
+		key->module_off = f->module_off;
+		key->tier = f->tier;
+		key->col = p->lines == LINES_CURRENT ? f->col : p->lines == LINES_FUNCTION ? f->def_col : 0;
 		if (f->kind == FK_NATIVE)
-			key.file = f->file;
-		p->frames[idx] = key;
+			key->file = f->file;
+		p->frames[idx] = *key;
 		p->nframes = idx + 1;
 	}
 	return idx;
@@ -155,11 +167,25 @@ void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t we
 	uint32_t node = p->threads[ti].node;
 	p->nodes[p->nodes[node].parent].total += weight;
 	p->nodes[node].total += weight;
-	for (int i = s->n - 1; i >= 0; i--) {
-		uint32_t f = frame_index(p, &s->frames[i]);
-		node = child(p, node, f, f, ti);
+	struct profile_thread *t = &p->threads[ti];
+	bool shared = true; /* so far the same frames as the thread's latest stack */
+	size_t depth = 0;
+	XGROW(t->path, t->cappath, (size_t)(s->n > 0 ? s->n : 1));
+	for (int i = s->n - 1; i >= 0; i--, depth++) {
+		struct frame key;
+		uint32_t words[6];
+		frame_identity(p, &s->frames[i], &key, words);
+		struct path_step *step = &t->path[depth];
+		shared = shared && depth < t->npath && !memcmp(step->words, words, sizeof(words));
+		if (!shared) {
+			uint32_t f = frame_index(p, &s->frames[i], &key, words);
+			memcpy(step->words, words, sizeof(words));
+			step->node = child(p, node, f, f, ti);
+		}
+		node = step->node;
 		p->nodes[node].total += weight;
 	}
+	t->npath = depth;
 	p->nodes[node].self += weight;
 	p->nodes[0].total += weight;
 	p->samples += weight;

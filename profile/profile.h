@@ -29,12 +29,23 @@ struct pnode {
 	uint64_t self, total;
 };
 
+/* One step of a thread's latest stack, root first: its frame's identity words and its node. */
+struct path_step {
+	uint32_t words[6];
+	uint32_t node;
+};
+
 struct profile_thread {
 	pid_t pid, tid;
 	uint32_t process_name; /* interned comm */
 	uint32_t role;         /* interned; the latest the sampler gave */
 	uint32_t node;         /* its thread node */
 	uint64_t samples;
+	/* the thread's latest stack: the next one shares most of it (the outer frames of a
+	 * stack change little from one sample to the next), and the shared part is walked by
+	 * comparing identities, not by interning and looking up each frame */
+	struct path_step *path;
+	size_t npath, cappath;
 };
 
 /* One sample in time order. */
