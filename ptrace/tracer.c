@@ -213,6 +213,16 @@ static bool read_schedstat(struct tthread *t, uint64_t v[3])
 
 char tthread_state_now(struct tthread *t)
 {
+	/* a running thread's run time may not move between two scheduler ticks: R is always asked,
+	 * and its run time is read only once it has left R, to tell when it runs again (one read a
+	 * tick for a busy thread, not two) */
+	if (t->last_state == 'R') {
+		t->syscall_fresh = false;
+		char state = tthread_proc_state(t);
+		if (state != 'R' && !read_schedstat(t, t->schedstat))
+			memset(t->schedstat, 0, sizeof(t->schedstat));
+		return t->last_state = state;
+	}
 	uint64_t now[3];
 	bool have = read_schedstat(t, now);
 	bool unmoved = have && t->last_state && !memcmp(now, t->schedstat, sizeof(now));
@@ -220,8 +230,7 @@ char tthread_state_now(struct tthread *t)
 		memcpy(t->schedstat, now, sizeof(now));
 	if (!unmoved)
 		t->syscall_fresh = false;
-	/* a running thread's run time may not move between two scheduler ticks: R is always asked */
-	if (unmoved && t->last_state != 'R')
+	if (unmoved)
 		return t->last_state;
 	return t->last_state = tthread_proc_state(t);
 }
