@@ -286,13 +286,15 @@ static void mark(struct bpf_backend *b, struct bpf_mark *m)
 			       .samples = b->samples, .reads = b->reads};
 }
 
-bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent)
+bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent,
+			double *cpu_us_per_sample)
 {
 	const struct bpf_mark *h = &b->half, *e = &b->fin;
 	if (!h->taken || !e->taken || e->samples <= h->samples || e->time_ns <= h->time_ns)
 		return false;
 	*reads_per_sample = (double)(e->reads - h->reads) / (double)(e->samples - h->samples);
 	*cpu_percent = 100.0 * (double)(e->cpu_ns - h->cpu_ns) / (double)(e->time_ns - h->time_ns);
+	*cpu_us_per_sample = (double)(e->cpu_ns - h->cpu_ns) / (double)(e->samples - h->samples) / 1e3;
 	return true;
 }
 

@@ -84,8 +84,10 @@ void bpf_backend_add_node_processes(struct bpf_backend *b);
 /* Launch mode: the held child, sampled once its execve shows node; returns 0 or -errno. */
 int bpf_backend_add_child(struct bpf_backend *b, pid_t pid);
 /* The steady state (the second half of a --duration): reads of the target per sample and
- * v8walk's own CPU in %; false when the run had no duration or no samples in its second half. */
-bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent);
+ * v8walk's own CPU in % and in µs per sample; false when the run had no duration or no samples
+ * in its second half. */
+bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent,
+			double *cpu_us_per_sample);
 /* Unload (if still loaded) and free everything. */
 void bpf_backend_free(struct bpf_backend *b);
 

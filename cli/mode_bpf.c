@@ -44,9 +44,9 @@ static void print_bpf_summary(struct bpf_run *r)
 	struct run_stats st;
 	bpf_backend_ops.stats(&r->b, &st);
 	print_run_summary(stderr, &st);
-	double reads, cpu;
-	if (bpf_backend_steady(&r->b, &reads, &cpu))
-		print_steady_state(stderr, reads, -1, cpu);
+	double reads, cpu, us;
+	if (bpf_backend_steady(&r->b, &reads, &cpu, &us))
+		print_steady_state(stderr, reads, -1, cpu, us);
 	if (st.missed)
 		fprintf_text(stderr, "v8walk: %lu samples were lost because v8walk fell behind; try a "
 				"lower --rate\n", st.missed);

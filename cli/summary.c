@@ -85,12 +85,13 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	sb_free(&line);
 }
 
-void print_steady_state(FILE *out, double reads_per_sample, double stopped_reads, double cpu_percent)
+void print_steady_state(FILE *out, double reads_per_sample, double stopped_reads, double cpu_percent,
+			double cpu_us_per_sample)
 {
 	fprintf(out, "v8walk: steady state (second half): %.1f reads per sample", reads_per_sample);
 	if (stopped_reads >= 0)
 		fprintf(out, " (%.1f while stopped)", stopped_reads);
-	fprintf(out, "; v8walk CPU %.1f%%\n", cpu_percent);
+	fprintf(out, "; v8walk CPU %.1f%% (%.0f us per sample)\n", cpu_percent, cpu_us_per_sample);
 }
 
 void print_ptrace_notes(FILE *out, const struct sampler *s)
@@ -101,7 +102,8 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 		double n = (double)(e->samples - h->samples), stops = (double)(e->stops - h->stops);
 		print_steady_state(out, (double)(e->reads - h->reads) / n,
 				   stops > 0 ? (double)(e->stop_reads - h->stop_reads) / stops : 0.0,
-				   100.0 * (double)(e->cpu_ns - h->cpu_ns) / (double)(e->time_ns - h->time_ns));
+				   100.0 * (double)(e->cpu_ns - h->cpu_ns) / (double)(e->time_ns - h->time_ns),
+				   (double)(e->cpu_ns - h->cpu_ns) / n / 1e3);
 	}
 	if (st->unvalidated)
 		fprintf(out, "v8walk: %lu samples had JS frames that a GC moved before they were named "
