@@ -88,7 +88,8 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		/* a frame the memo has: only its receiver's map word, which the entry must match */
 		if (skip && skip[i]) {
 			if (v8_has(L, L_FP_ARGS) && word(mem, raw[i].fp + L->v[L_FP_ARGS], &receiver))
-				add(&fns, receiver, MAP_BYTES, PF_MEMO_RECEIVER);
+				add(&fns, receiver, MAP_BYTES,
+				    skip[i] == PREFETCH_SKIP_NOT_JS ? PF_SLOT_WORD : PF_MEMO_RECEIVER);
 			continue;
 		}
 		struct pc_info pi;

@@ -365,6 +365,14 @@ static bool returns_to_interpreter(const struct pc_info *pi)
 	return pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER;
 }
 
+static bool has_js(const struct frame *f, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
+			return true;
+	return false;
+}
+
 /* Which raw frames are activations the memo already decoded (their objects are not copied). */
 static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 {
@@ -382,7 +390,12 @@ static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 		sw->memo_keyed[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
 				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi),
 						   tier == CT_MAGLEV || tier == CT_TURBOFAN, &sw->memo_key[i]);
-		sw->memo_hit[i] = sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i]);
+		if (sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i])) {
+			int nf;
+			uint64_t receiver_id;
+			const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf, &receiver_id);
+			sw->memo_hit[i] = has_js(f, 0, nf) ? PREFETCH_SKIP_JS : PREFETCH_SKIP_NOT_JS;
+		}
 	}
 }
 
@@ -436,14 +449,6 @@ int stackwalk_capture(struct stackwalk *sw, const struct regset *regs, struct me
 	int n = stackwalk_decode(sw, regs, mem, out, max, st);
 	stackwalk_memo_commit(sw, true);
 	return n;
-}
-
-static bool has_js(const struct frame *f, int from, int to)
-{
-	for (int i = from; i < to; i++)
-		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
-			return true;
-	return false;
 }
 
 /* --v8-self: V8's symbolizer (src/profiler/symbolizer.cc, SymbolizeTickSample) charges the pc's
