@@ -207,8 +207,11 @@ const struct v8_function *function_of_sfi(struct function_cache *c, const struct
 			struct v8_script *s = f->has_script && f->def_line == 0 && f->start_pos >= 0
 						      ? script_cached(c->scripts, f->script)
 						      : NULL;
-			if (s && !s->lines_ok)
-				set_lines(c, h, f, s); /* its script had no line table yet: try again */
+			/* its script had no line table when it was decoded: try again, also once
+			 * another function's lookup has built the table (a launch-mode profile kept
+			 * its hot function without a definition line for the run: 1 CI run in ~50) */
+			if (s)
+				set_lines(c, h, f, s);
 			return f;
 		}
 	}

@@ -178,14 +178,17 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 	return found;
 }
 
-/* A frame whose decoding is complete: a JS frame named, at a known position, or a named builtin
- * (forEach, map, Reflect.apply, …: keyed on their return address and frame like JS frames; not
- * kept, they were decoded and their objects copied at every sample). */
+/* A frame whose decoding is complete: a JS frame named, at a known position, its definition line
+ * known (its script may have had no line table when its function was first seen: the next
+ * decoding may know it), or a named builtin (forEach, map, Reflect.apply, …: keyed on their
+ * return address and frame like JS frames; not kept, they were decoded and their objects copied
+ * at every sample). */
 static bool complete(const struct frame *f)
 {
 	if (f->kind == FK_BUILTIN)
 		return f->name != 0;
-	return (f->kind == FK_JS || f->kind == FK_JS_INLINED) && f->name && !f->at_def && f->line > 0;
+	return (f->kind == FK_JS || f->kind == FK_JS_INLINED) && f->name && !f->at_def && f->line > 0 &&
+	       f->def_line > 0;
 }
 
 void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,

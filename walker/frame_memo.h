@@ -103,7 +103,8 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_ref ref, int *n,
 				      uint64_t *receiver);
 /* Remember what frames[0..n) decoded for k, pending frame_memo_commit (not kept when n is 0 or
- * over MEMO_MAX_FRAMES, or when a frame is not a named JS frame at a known position). */
+ * over MEMO_MAX_FRAMES, or when a frame is neither a named JS frame at a known position with a
+ * known definition line nor a named builtin). */
 void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
 		      const struct frame *frames, int n);
 /* The walk's sample is done: keep its staged entries when it validated, else forget them. */

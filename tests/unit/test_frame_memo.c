@@ -145,6 +145,10 @@ Test(frame_memo, only_complete_frames_are_kept)
 	at_def.at_def = true; /* no position yet: the next sample may have one */
 	decode_once(&at_def, 1, true);
 	cr_assert_not(found());
+	struct frame no_def = js("measure", 12);
+	no_def.def_line = 0; /* its definition not known yet */
+	decode_once(&no_def, 1, true);
+	cr_assert_not(found());
 	struct frame builtin = js("measure", 12);
 	builtin.kind = FK_BUILTIN;
 	builtin.name = 0; /* not named */

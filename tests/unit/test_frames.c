@@ -115,6 +115,29 @@ Test(frames, anonymous_and_inferred_names)
 	cr_assert_str_eq(fname(make_function(0, script, 0), NULL), "(anonymous)");
 }
 
+/* A function decoded while its script's source could not be read (launch mode: a script just
+ * loaded) gets its definition line once the script has a line table, whoever's lookup built it. */
+Test(frames, definition_line_found_once_the_script_has_lines)
+{
+	uint64_t script = make_script(), src;
+	memcpy(&src, fh_ptr(&fh, script - 1 + 8), 8);
+	uint64_t map;
+	memcpy(&map, fh_ptr(&fh, src - 1), 8);
+	fh_set(&fh, src, 0, 0); /* unreadable: no map */
+	uint64_t fn = make_function(make_scope_info(fh_str1(&fh, "leaf"), 0, 28, 50), script, 13);
+	int32_t line = -1, col;
+	cr_assert_str_eq(fname(fn, &line), "leaf");
+	cr_assert_eq(line, 0, "no line table yet");
+	fh_set(&fh, src, 0, map);
+	struct v8_script *s = script_cached(&scripts, script);
+	cr_assert_not_null(s);
+	while (!script_position(&scripts, &fh.h, s, 40, &line, &col)) /* another frame's lookup */
+		;
+	cr_assert(s->lines_ok);
+	cr_assert_str_eq(fname(fn, &line), "leaf");
+	cr_assert_eq(line, 3);
+}
+
 Test(frames, builtin_function_without_script)
 {
 	uint64_t undefined_oddball = fh_obj(&fh, FT_ODDBALL, 48);
