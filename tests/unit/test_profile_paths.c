@@ -33,7 +33,7 @@ Test(profile_paths, every_leaf_spells_its_stack)
 	profile_init(&p, &strings, LINES_CURRENT);
 	uint32_t names[NAMES];
 	for (int i = 0; i < NAMES; i++) {
-		char b[8];
+		char b[16];
 		snprintf(b, sizeof(b), "f%d", i);
 		names[i] = intern_str(&strings, b);
 	}
