@@ -19,10 +19,8 @@ void print_run_summary(FILE *out, const struct run_stats *st);
 void print_ptrace_cache_stats(FILE *out, const struct sampler *s);
 /* The steady state (the second half of a --duration), after that line, as both samplers say it
  * (benchmarks parse it): reads of the target per sample, per stop while stopped (stopped_reads < 0:
- * a sampler that never stops the target), v8walk's own CPU in %. */
-/* The second half of a run: reads per sample (and per stop while stopped; < 0: not a ptrace run),
- * v8walk's CPU as a share of one core and per sample (the figure to compare between runs whose
- * targets ran different numbers of threads). */
+ * a sampler that never stops the target), v8walk's own CPU in % and in µs per sample (the figure
+ * to compare between runs whose targets ran different numbers of threads). */
 void print_steady_state(FILE *out, double reads_per_sample, double stopped_reads, double cpu_percent,
 			double cpu_us_per_sample);
 /* What only the ptrace sampler says after that line: the steady state, samples a GC invalidated,

@@ -170,21 +170,20 @@ static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct 
 	return false;
 }
 
-enum code_tier code_cached_tier(const struct code_finder *cf, uint64_t pc)
+const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc)
 {
 	uint64_t k;
 	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code && v8_code_contains(&cf->cache[k - 1], pc))
-		return cf->cache[k - 1].tier;
-	return CT_OTHER;
+		return &cf->cache[k - 1];
+	return NULL;
 }
 
 static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
 		       struct v8_code *out)
 {
-	uint64_t k;
-	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code &&
-	    v8_code_contains(&cf->cache[k - 1], pc))
-		return still_there(cf, h, &cf->cache[k - 1], out);
+	const struct v8_code *at = code_cached_at(cf, pc);
+	if (at)
+		return still_there(cf, h, &cf->cache[at - cf->cache], out);
 	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
 		struct v8_code *c = &cf->cache[i];
 		if (!c->code || !v8_code_contains(c, pc))

@@ -50,9 +50,10 @@ void code_finder_init(struct code_finder *cf);
 void code_finder_free(struct code_finder *cf);
 /* A new walk: a cached Code's instructions are checked again once in it (still_there). */
 static inline void code_finder_begin_walk(struct code_finder *cf) { cf->walk++; }
-/* The tier of the Code a code_find of pc found before (CT_OTHER when none did): what the cache
- * says, no read of the target; the Code may have gone since (a hint, not a fact). */
-enum code_tier code_cached_tier(const struct code_finder *cf, uint64_t pc);
+/* The cached Code a code_find of pc found before, whose instructions contain pc (NULL when none
+ * did): what the cache says, no read of the target; the Code may have gone since (a hint, not a
+ * fact, until code_find checks it again). */
+const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc);
 /* The Code whose instructions contain pc. `hint` (a tagged Code or 0) is tried first. */
 bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
 	       struct v8_code *out);

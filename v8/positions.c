@@ -219,12 +219,9 @@ static bool code_runs(struct positions *p, const struct v8_heap *h, const struct
 int positions_inlined_at(const struct positions *p, const struct v8_layout *L, uint64_t pc,
 			 uint64_t *sfi, int max)
 {
-	const struct code_finder *cf = &p->codes;
+	const struct v8_code *c = code_cached_at(&p->codes, pc);
 	uint64_t k;
-	if (!u64map_get(&cf->by_pc, pc, &k) || !k || !v8_code_contains(&cf->cache[k - 1], pc))
-		return 0;
-	const struct v8_code *c = &cf->cache[k - 1];
-	if (!c->code || !u64map_get(&p->idx, c->code, &k) || !k || p->decoded[k - 1].obj != c->code)
+	if (!c || !u64map_get(&p->idx, c->code, &k) || !k || p->decoded[k - 1].obj != c->code)
 		return 0;
 	const struct decoded *d = &p->decoded[k - 1];
 	/* the functions inlined at this pc, as the decode will expand them (not every function

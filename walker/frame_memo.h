@@ -38,7 +38,7 @@ enum { MEMO_MAX_FRAMES = 8, MEMO_GENERATION = 4096, MEMO_LIFETIME_WALKS = 4096 }
 struct memo_key {
 	uint64_t fp, pc, caller_fp, caller_marker;
 	uint64_t function, bytecode_array, bytecode_offset, context_is_object;
-	uint64_t optimized; /* 1: the slots of the bytecode array and offset were left out */
+	uint64_t optimized; /* 1: Maglev/TurboFan code: the closure and the bytecode slots left out */
 };
 
 struct memo_entry {

@@ -386,10 +386,11 @@ static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 		/* native code (with unwind information: a stripped libnode's builtins have none) is
 		 * not a JS activation: not looked up */
 		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
-		enum code_tier tier = pi.cls == PC_JIT ? code_cached_tier(&sw->positions.codes, sw->raw[i].pc - 1) : CT_OTHER;
+		const struct v8_code *code = pi.cls == PC_JIT ? code_cached_at(&sw->positions.codes, sw->raw[i].pc - 1) : NULL;
+		bool optimized = code && (code->tier == CT_MAGLEV || code->tier == CT_TURBOFAN);
 		sw->memo_keyed[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
 				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi),
-						   tier == CT_MAGLEV || tier == CT_TURBOFAN, &sw->memo_key[i]);
+						   optimized, &sw->memo_key[i]);
 		if (sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i])) {
 			int nf;
 			uint64_t receiver_id;
