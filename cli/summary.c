@@ -25,9 +25,11 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 		sw->map_types.hits, sw->positions.codes.hits, sw->positions.codes.scans, sw->positions.codes.stale,
 		sw->positions.decoded_hits, sw->positions.decoded_new, sw->positions.decoded_replaced);
 	fprintf(out, "v8walk: frame memo: %lu hits (%lu then decoded: another receiver map) %lu misses (%lu "
-		     "expired); %lu kept, %lu dropped (unvalidated); %lu generation turns\n",
+		     "expired); %lu kept, %lu dropped (unvalidated); %lu generation turns; of the misses, by "
+		     "bytecode array: %lu found (%lu of another array by then), %lu not\n",
 		sw->memo.hits, sw->memo.other_receiver, sw->memo.misses, sw->memo.expired, sw->memo.kept,
-		sw->memo.dropped, sw->memo.turns);
+		sw->memo.dropped, sw->memo.turns, sw->memo.anchored_hits, sw->memo.anchor_changed,
+		sw->memo.anchored_misses);
 	const struct sampler_stats *st = &s->st;
 	fprintf(out, "v8walk: validation: %lu decodes read beyond their batches, %lu objects re-read, %lu changed\n",
 		st->validation.runs, st->validation.checked, st->validation.changed);

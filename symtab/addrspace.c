@@ -227,9 +227,12 @@ struct elf_image *addrspace_image(struct addrspace *as, struct module *mod)
 bool addrspace_lookup(struct addrspace *as, uint64_t addr, struct addr_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	const struct mapping *m = maps_find(&as->maps, addr);
+	const struct mapping *m = as->last_map < as->maps.n ? &as->maps.v[as->last_map] : NULL;
+	if (!m || addr < m->start || addr >= m->end)
+		m = maps_find(&as->maps, addr);
 	if (!m)
 		return false;
+	as->last_map = (size_t)(m - as->maps.v);
 	out->map = m;
 	int k = as->map_mod[m - as->maps.v];
 	if (k < 0)

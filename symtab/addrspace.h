@@ -35,6 +35,8 @@ struct addrspace {
 	size_t nsubst;
 	unsigned long generation; /* incremented whenever the mappings are re-indexed */
 	struct image_share *share; /* images shared with other address spaces (NULL: its own) */
+	size_t last_map;    /* the mapping the last lookup found (checked before a search: a walk
+			     * asks for the same few, libnode's text and the JIT code, in turn) */
 };
 
 void addrspace_init(struct addrspace *as, pid_t pid, const char *root);

@@ -178,6 +178,22 @@ const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc)
 	return NULL;
 }
 
+int code_check_ranges(const struct code_finder *cf, const struct v8_layout *L, uint64_t pc,
+		      uint64_t addr[2], uint32_t len[2])
+{
+	const struct v8_code *c = code_cached_at(cf, pc);
+	struct holder_shape s;
+	if (!c)
+		return 0;
+	addr[0] = c->code - 1;
+	len[0] = HEADER_READ;
+	if (!holder_shape(L, &s) || s.inline_code || s.back_ptr < 0)
+		return 1;
+	addr[1] = c->start - (uint64_t)s.body + (uint64_t)s.back_ptr;
+	len[1] = 8;
+	return 2;
+}
+
 static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
 		       struct v8_code *out)
 {

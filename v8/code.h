@@ -54,6 +54,12 @@ static inline void code_finder_begin_walk(struct code_finder *cf) { cf->walk++; 
  * did): what the cache says, no read of the target; the Code may have gone since (a hint, not a
  * fact, until code_find checks it again). */
 const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc);
+/* What code_find of pc reads when the cache has a Code for it (code_cached_at): the Code's
+ * header and, where the instructions live apart from it (V8 >= 11.1.204), the back pointer of
+ * their holder — as untagged addresses and lengths, at most two (0: the cache has none). What a
+ * batched copy can hold, so that the check then reads nothing more. */
+int code_check_ranges(const struct code_finder *cf, const struct v8_layout *L, uint64_t pc,
+		      uint64_t addr[2], uint32_t len[2]);
 /* The Code whose instructions contain pc. `hint` (a tagged Code or 0) is tried first. */
 bool code_find(struct code_finder *cf, const struct v8_heap *h, uint64_t pc, uint64_t hint,
 	       struct v8_code *out);

@@ -128,20 +128,40 @@ static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h
 	return d;
 }
 
+/* What identifies a BytecodeArray's decoding: its length and its position-table word as they
+ * are (the table's type is checked when it is decoded, not each time: a kept decoding is found
+ * without reading the table, which batched copies then need not hold). */
+static bool bca_id(const struct v8_heap *h, uint64_t bca, uint64_t id[3])
+{
+	int64_t len = bca_length(h, bca);
+	id[0] = (uint64_t)len;
+	id[1] = id[2] = 0;
+	if (len < 0)
+		return false;
+	if (v8_has(h->L, L_BCA_SPT))
+		v8_field(h, bca, h->L->v[L_BCA_SPT], &id[1]);
+	return true;
+}
+
+bool positions_bca_kept(const struct positions *p, const struct v8_heap *h, uint64_t bca)
+{
+	uint64_t id[3], k;
+	return bca_id(h, bca, id) && u64map_get(&p->idx, bca, &k) && k && p->decoded[k - 1].obj == bca &&
+	       !memcmp(p->decoded[k - 1].id, id, sizeof(id));
+}
+
 /* A BytecodeArray's position table (absent with lazy source positions) and, on request, its
  * bytecodes. */
 static struct decoded *decoded_bca(struct positions *p, const struct v8_heap *h, uint64_t bca,
 				   bool need_bytecodes)
 {
-	int64_t len = bca_length(h, bca);
-	if (len < 0)
+	uint64_t id[3];
+	if (!bca_id(h, bca, id))
 		return NULL;
-	uint64_t table = bca_position_table(h, bca);
-	uint64_t id[3] = {(uint64_t)len, table, 0};
 	bool fresh;
 	struct decoded *d = slot_for(p, bca, id, &fresh);
 	if (fresh)
-		read_table(h, table, d);
+		read_table(h, bca_position_table(h, bca), d);
 	if (need_bytecodes && !d->bytecodes)
 		bca_bytecodes(h, bca, &d->bytecodes, &d->bn);
 	return d;

@@ -118,6 +118,11 @@ int positions_frameless_code(struct positions *p, const struct v8_heap *h, uint6
 int positions_inlined_at(const struct positions *p, const struct v8_layout *L, uint64_t pc,
 			 uint64_t *sfi, int max);
 
+/* Is the decoding of the BytecodeArray at tagged address bca kept, for the array as it is now
+ * (its length and position-table word, read through h)? Then the decode will not read its
+ * table (no read of the target beyond those two words). */
+bool positions_bca_kept(const struct positions *p, const struct v8_heap *h, uint64_t bca);
+
 /* The script offset of a bytecode offset in a BytecodeArray (-1 when the table is missing). */
 int32_t positions_bytecode_offset_position(struct positions *p, const struct v8_heap *h,
 					   uint64_t bca, int64_t offset);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/u64map.h"
 #include "../util/xalloc.h"
 
 bool v8_image_has_v8(const struct elf_image *img)
@@ -200,6 +201,33 @@ void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t 
 			out->bytecode_handler = ends_with(s->name, "Handler");
 		}
 	}
+}
+
+void pc_class_cache_init(struct pc_class_cache *c)
+{
+	c->slots = xcalloc(PC_CLASS_SLOTS, sizeof(*c->slots));
+}
+
+void pc_class_cache_free(struct pc_class_cache *c)
+{
+	free(c->slots);
+	c->slots = NULL;
+}
+
+void v8_classify_pc_cached(const struct v8_runtime *rt, struct addrspace *as, struct pc_class_cache *c,
+			   uint64_t pc, struct pc_info *out)
+{
+	if (!c->slots) {
+		v8_classify_pc(rt, as, pc, out);
+		return;
+	}
+	struct pc_class_entry *e = &c->slots[(u64_hash(pc) >> 7) % PC_CLASS_SLOTS];
+	if (e->gen == as->generation + 1 && e->pc == pc) {
+		*out = e->pi;
+		return;
+	}
+	v8_classify_pc(rt, as, pc, out);
+	*e = (struct pc_class_entry){.pc = pc, .gen = as->generation + 1, .pi = *out};
 }
 
 void v8_runtime_describe(const struct v8_runtime *rt, struct strbuf *out)

@@ -66,6 +66,22 @@ void v8_runtime_free(struct v8_runtime *rt);
 /* Classify a code address (pc) of the target. */
 void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t pc,
 		    struct pc_info *out);
+/* What v8_classify_pc said of the pcs asked last (direct-mapped), while the address space's
+ * mappings stay indexed as they were (its generation): a walk asks the same few hundred return
+ * addresses at every sample, two or three times each. */
+enum { PC_CLASS_SLOTS = 2048 };
+struct pc_class_cache {
+	struct pc_class_entry {
+		uint64_t pc;
+		unsigned long gen; /* the address space's generation + 1 (0: empty) */
+		struct pc_info pi;
+	} *slots;
+};
+void pc_class_cache_init(struct pc_class_cache *c);
+void pc_class_cache_free(struct pc_class_cache *c);
+/* v8_classify_pc through the cache. */
+void v8_classify_pc_cached(const struct v8_runtime *rt, struct addrspace *as, struct pc_class_cache *c,
+			   uint64_t pc, struct pc_info *out);
 /* A printable "Node 20.20.2 (V8 11.3.244.8)". */
 void v8_runtime_describe(const struct v8_runtime *rt, struct strbuf *out);
 

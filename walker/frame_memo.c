@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/xalloc.h"
+#include "../v8/bytecode.h"
 #include "../v8/heap.h"
 
 void frame_memo_init(struct frame_memo *m)
@@ -73,6 +74,36 @@ bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struc
 	if (v8_is_heap_object(k->caller_marker))
 		k->caller_marker = 1;
 	return true;
+}
+
+bool frame_memo_anchored_key(const struct memo_key *k, enum memo_anchor how, struct memo_key *out)
+{
+	if (how == MEMO_AT_FP || (how == MEMO_BY_CODE) != (k->optimized != 0) ||
+	    (how != MEMO_BY_CODE && !v8_is_heap_object(k->bytecode_array)))
+		return false;
+	*out = *k;
+	out->fp = out->caller_fp = out->function = 0;
+	if (how == MEMO_BY_BASELINE)
+		out->bytecode_offset = 0;
+	out->anchored = how;
+	return true;
+}
+
+bool frame_memo_anchor_id(const struct v8_heap *h, uint64_t bca, uint64_t id[2])
+{
+	return v8_is_bytecode_array(h, bca) && v8_has(h->L, L_BCA_SPT) &&
+	       v8_field(h, bca, h->L->v[L_BCA_LENGTH], &id[0]) && v8_is_smi(id[0]) &&
+	       v8_field(h, bca, h->L->v[L_BCA_SPT], &id[1]) && v8_is_heap_object(id[1]);
+}
+
+bool frame_memo_has_js(const struct frame_memo *m, struct memo_ref ref)
+{
+	return m->gen[ref.gen].entries[ref.idx].js;
+}
+
+const uint64_t *frame_memo_anchor(const struct frame_memo *m, struct memo_ref ref)
+{
+	return m->gen[ref.gen].entries[ref.idx].anchor;
 }
 
 bool frame_memo_receiver(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
@@ -171,10 +202,10 @@ bool frame_memo_find(struct frame_memo *m, const struct memo_key *k, struct memo
 		m->expired++;
 		found = false;
 	}
-	if (found)
-		m->hits++;
+	if (k->anchored)
+		*(found ? &m->anchored_hits : &m->anchored_misses) += 1;
 	else
-		m->misses++;
+		*(found ? &m->hits : &m->misses) += 1;
 	return found;
 }
 
@@ -192,17 +223,22 @@ static bool complete(const struct frame *f)
 }
 
 void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
-		      const struct frame *frames, int n)
+		      const uint64_t *anchor, const struct frame *frames, int n)
 {
 	if (n <= 0 || n > MEMO_MAX_FRAMES)
 		return;
-	for (int i = 0; i < n; i++)
+	bool js = false;
+	for (int i = 0; i < n; i++) {
 		if (!complete(&frames[i]))
 			return;
+		js |= frames[i].kind != FK_BUILTIN;
+	}
 	XGROW(m->pending, m->cappending, m->npending + 1);
 	XGROW(m->pending_frames, m->cappending_frames, m->npending_frames + (size_t)n);
 	m->pending[m->npending++] = (struct memo_entry){.key = *k, .born = m->walks, .receiver = receiver,
-							.first = (uint32_t)m->npending_frames, .n = (uint8_t)n};
+							.first = (uint32_t)m->npending_frames, .n = (uint8_t)n, .js = js};
+	if (anchor)
+		memcpy(m->pending[m->npending - 1].anchor, anchor, sizeof(m->pending[0].anchor));
 	memcpy(m->pending_frames + m->npending_frames, frames, sizeof(*frames) * (size_t)n);
 	m->npending_frames += (size_t)n;
 }

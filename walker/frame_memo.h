@@ -20,6 +20,7 @@
 
 #include "../mem/memsrc.h"
 #include "../util/u64map.h"
+#include "../v8/heap.h"
 #include "../v8/layout.h"
 #include "frame.h"
 #include "unwind.h"
@@ -39,14 +40,23 @@ struct memo_key {
 	uint64_t fp, pc, caller_fp, caller_marker;
 	uint64_t function, bytecode_array, bytecode_offset, context_is_object;
 	uint64_t optimized; /* 1: Maglev/TurboFan code: the closure and the bytecode slots left out */
+	uint64_t anchored;  /* enum memo_anchor: MEMO_AT_FP, or what it runs (frame_memo_anchored_key) */
 };
+
+/* How an entry is keyed: where the activation is, or what it runs wherever it is — its bytecode
+ * array and offset (a return into the interpreter), its bytecode array and the pc (into
+ * baseline code), its Code and the pc (into Maglev or TurboFan code). */
+enum memo_anchor { MEMO_AT_FP, MEMO_BY_BYTECODE, MEMO_BY_BASELINE, MEMO_BY_CODE };
 
 struct memo_entry {
 	struct memo_key key;
 	unsigned long born;  /* the walk that decoded it */
 	uint64_t receiver;   /* the receiver's map (a Smi receiver: itself) when it was decoded */
+	uint64_t anchor[2];  /* anchored: what it runs as it was then: its bytecode array's identity
+			      * (frame_memo_anchor_id), or its Code and instruction start */
 	uint32_t first;      /* its frames: frames[first .. first + n) of its generation */
 	uint8_t n;
+	bool js;             /* one of them is a JS frame (the others: a named builtin's) */
 };
 
 struct memo_generation {
@@ -71,6 +81,9 @@ struct frame_memo {
 	size_t npending, cappending, npending_frames, cappending_frames;
 	unsigned long walks;
 	unsigned long hits, misses, kept, dropped, expired, turns, other_receiver;
+	/* anchored keys, looked up after a miss: found, not found, found but their bytecode array
+	 * was another's by then */
+	unsigned long anchored_hits, anchored_misses, anchor_changed;
 };
 
 void frame_memo_init(struct frame_memo *m);
@@ -91,6 +104,29 @@ void frame_memo_begin_walk(struct frame_memo *m);
  * same key; spill slots took half the hits before). */
 bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
 		    bool interpreted, bool optimized, struct memo_key *k);
+/* The key of any activation that runs the same code at the same place, wherever it is on the
+ * stack: k (from frame_memo_key) without its frame pointers. MEMO_BY_BYTECODE, a frame that
+ * returns into the interpreter: its bytecode array and offset; MEMO_BY_BASELINE, into baseline
+ * (Sparkplug) code, whose pc says the offset: its bytecode array (the offset slot, where
+ * baseline frames keep their feedback, left out); MEMO_BY_CODE, into Maglev or TurboFan code (k
+ * made with `optimized`): the pc only. A recursive program's frames are new activations at
+ * nearly every sample (measured on tsc: of the frames that missed, half were baseline frames
+ * at a return address and bytecode array seen before, 40 % TurboFan frames). What such an
+ * activation decodes to is fixed by its bytecode array (one SharedFunctionInfo's) or Code, pc,
+ * offset and caller's marker, as for a keyed one; what is no longer given is that the array or
+ * Code is still the one decoded (a frame holds what it runs alive; an entry does not): a hit is
+ * used only when, read after the stop, the array's identity is the entry's
+ * (frame_memo_anchor_id), or the Code that holds the pc is the entry's Code (code_find).
+ * False when there is no such key (no object in the bytecode-array slot; not optimized). */
+bool frame_memo_anchored_key(const struct memo_key *k, enum memo_anchor how, struct memo_key *out);
+/* The identity of the BytecodeArray at tagged address bca, through h (the copy): its length and
+ * position-table words, as the positions cache compares them (false: not a BytecodeArray with
+ * a position table there). */
+bool frame_memo_anchor_id(const struct v8_heap *h, uint64_t bca, uint64_t id[2]);
+/* Are there JS frames among a found entry's (not only a builtin's)? */
+bool frame_memo_has_js(const struct frame_memo *m, struct memo_ref ref);
+/* The anchor identity a found entry was made with (zeros for an entry keyed where it is). */
+const uint64_t *frame_memo_anchor(const struct frame_memo *m, struct memo_ref ref);
 /* The receiver slot of rf (from the stack copy). */
 bool frame_memo_receiver(const struct v8_layout *L, struct memsrc *stack, const struct raw_frame *rf,
 			 uint64_t *receiver);
@@ -104,9 +140,10 @@ const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_re
 				      uint64_t *receiver);
 /* Remember what frames[0..n) decoded for k, pending frame_memo_commit (not kept when n is 0 or
  * over MEMO_MAX_FRAMES, or when a frame is neither a named JS frame at a known position with a
- * known definition line nor a named builtin). */
+ * known definition line nor a named builtin). anchor: NULL, or for an anchored key the
+ * identity its bytecode array had. */
 void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
-		      const struct frame *frames, int n);
+		      const uint64_t *anchor, const struct frame *frames, int n);
 /* The walk's sample is done: keep its staged entries when it validated, else forget them. */
 void frame_memo_commit(struct frame_memo *m, bool validated);
 

@@ -13,7 +13,7 @@ void name_jit_frames_from_perfmap(struct stackwalk *sw, struct frame *f, int n)
 		uint64_t pc = i > 0 && f[i].pc ? f[i].pc - 1 : f[i].pc;
 		if (!unknown) {
 			struct pc_info pi;
-			v8_classify_pc(sw->rt, sw->as, pc, &pi);
+			v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, pc, &pi);
 			if (pi.cls != PC_JIT)
 				continue;
 		}

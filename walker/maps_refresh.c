@@ -12,8 +12,11 @@ void maps_refresh_init(struct maps_refresh *r, uint64_t min_interval_ns)
 
 bool walk_left_known_code(const struct addrspace *as, const struct raw_frame *raw, int nraw)
 {
+	const struct mapping *m = NULL;
 	for (int i = 0; i < nraw; i++) {
-		const struct mapping *m = maps_find(&as->maps, raw[i].pc);
+		/* neighbouring frames are most often in one mapping: searched only when not */
+		if (!m || raw[i].pc < m->start || raw[i].pc >= m->end)
+			m = maps_find(&as->maps, raw[i].pc);
 		if (!m || !(m->prot & MAP_X))
 			return true;
 	}

@@ -50,7 +50,8 @@ static void record(struct prefetched *out, const struct batch *b)
 				out->receiver_decoded[out->nreceivers] = b->kind[i] == PF_RECEIVER;
 				out->receivers[out->nreceivers++] = b->addr[i];
 			}
-		} else if (b->kind[i] != PF_MAP && b->kind[i] != PF_SLOT_WORD && out->n < PREFETCH_MAX_OBJECTS) {
+		} else if (b->kind[i] != PF_MAP && b->kind[i] != PF_SLOT_WORD && b->kind[i] != PF_ALSO &&
+			   out->n < PREFETCH_MAX_OBJECTS) {
 			out->kind[out->n] = b->kind[i];
 			out->obj[out->n++] = b->addr[i];
 		}
@@ -72,7 +73,8 @@ static void add_maps(struct batch *b, const struct v8_layout *L, struct map_type
 }
 
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n, const uint32_t *skip, struct prefetched *out)
+			 const struct raw_frame *raw, int n, const uint32_t *skip,
+			 const struct prefetch_also *also, struct prefetched *out)
 {
 	out->n = out->nreceivers = 0;
 	if (!rt || !mem->ops->prefetch)
@@ -113,6 +115,8 @@ void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, stru
 		if (has_receiver)
 			add(&fns, receiver, MAP_BYTES, PF_RECEIVER);
 	}
+	for (size_t i = 0; also && i < also->n; i++)
+		add(&fns, also->addr[i] | 1, also->len[i], PF_ALSO);
 	mem_prefetch(mem, fns.addr, fns.len, fns.n);
 	record(out, &fns);
 }
@@ -162,6 +166,7 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 	if (!rt || !mem->ops->prefetch)
 		return;
 	const struct v8_layout *L = &rt->L;
+	const struct v8_heap copy = {.mem = mem, .L = L, .types = types};
 	struct batch second = {.n = 0, .max = MAX_BATCH};
 	/* the SharedFunctionInfos and code of the functions of the first batch, the position tables
 	 * of their bytecode arrays (the maps of all of them are root maps: never moved, their types
@@ -184,7 +189,9 @@ void prefetch_js_details(const struct v8_runtime *rt, const struct prefetch_hint
 				add(&second, code, CODE_BYTES, PF_DETAIL);
 		} else if (p->kind[i] == PF_BYTECODE && v8_has(L, L_BCA_SPT) &&
 			   (type < 0 || type == L->v[L_T_BYTECODE_ARRAY]) &&
-			   word(mem, p->obj[i] + L->v[L_BCA_SPT], &table)) {
+			   word(mem, p->obj[i] + L->v[L_BCA_SPT], &table) &&
+			   !(hints->positions && positions_bca_kept(hints->positions, &copy, p->obj[i] + 1))) {
+			/* a table whose decoding is kept is not read again */
 			add(&second, table, TABLE_BYTES, PF_DETAIL);
 		}
 	}

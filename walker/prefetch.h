@@ -24,8 +24,9 @@ enum { PREFETCH_MAX_OBJECTS = 512 };
  * only (it may hold no object: never checked for a move). PF_MEMO_RECEIVER: the receiver of a
  * frame the memo has, whose map word the entry must match: its map is not copied (a decoded
  * frame's receiver, PF_RECEIVER, has its map copied too: a call-site name starts from it). */
+/* PF_ALSO: a range of struct prefetch_also. */
 enum prefetch_kind { PF_FUNCTION, PF_FUNCTION_IN_BUILTIN, PF_BYTECODE, PF_RECEIVER, PF_DETAIL, PF_MAP, PF_SLOT_WORD,
-		     PF_MEMO_RECEIVER };
+		     PF_MEMO_RECEIVER, PF_ALSO };
 
 struct prefetched {
 	uint64_t obj[PREFETCH_MAX_OBJECTS];
@@ -43,10 +44,19 @@ struct prefetched {
  * the sample: measured, it marked 6 % of a clock-reading fixture's samples moved). */
 enum { PREFETCH_SKIP_JS = 1, PREFETCH_SKIP_NOT_JS = 2 };
 
+/* Other ranges the same batch copies for the caller's own checks (untagged addresses; what an
+ * entry found by what it runs must match: frame_memo.h), followed no further. */
+struct prefetch_also {
+	uint64_t addr[PREFETCH_MAX_OBJECTS];
+	uint32_t len[PREFETCH_MAX_OBJECTS];
+	size_t n;
+};
+
 /* Copy the objects the frames' slots name — functions, bytecode arrays, receivers (their map
- * word) — in one batch. */
+ * word) — in one batch, with the ranges of `also` (NULL: none). */
 void prefetch_js_objects(const struct v8_runtime *rt, struct addrspace *as, struct memsrc *mem,
-			 const struct raw_frame *raw, int n, const uint32_t *skip, struct prefetched *out);
+			 const struct raw_frame *raw, int n, const uint32_t *skip,
+			 const struct prefetch_also *also, struct prefetched *out);
 /* Did a GC move one of the functions or receivers copied (after the stop) since the stop? Where
  * its map was, a moved object holds a forwarding address, which is not a tagged pointer
  * (MapWord::FromForwardingAddress); bytecode arrays live in old space, and a slot that only

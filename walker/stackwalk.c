@@ -31,6 +31,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	map_types_init(&sw->map_types);
 	callsite_names_init(&sw->callsites, strings, &sw->funcs, &sw->scripts, &sw->positions);
 	frame_memo_init(&sw->memo);
+	pc_class_cache_init(&sw->classes);
 	if (rt && rt->mod < as->nmods) {
 		struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 		if (img)
@@ -50,6 +51,7 @@ void stackwalk_free(struct stackwalk *sw)
 	map_types_free(&sw->map_types);
 	callsite_names_free(&sw->callsites);
 	frame_memo_free(&sw->memo);
+	pc_class_cache_free(&sw->classes);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -178,7 +180,7 @@ static bool return_address_at_sp(struct stackwalk *sw, struct memsrc *mem, const
 		return false;
 	uint64_t ret = w[0] == rf->fp ? w[1] : w[0];
 	struct pc_info pi;
-	v8_classify_pc(sw->rt, sw->as, ret - 1, &pi);
+	v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, ret - 1, &pi);
 	return pi.cls == PC_JIT || pi.cls == PC_BUILTIN;
 }
 
@@ -259,7 +261,7 @@ static int code_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_
 		return 0;
 	for (int i = 0; i < nwords && n < max; i++) {
 		struct pc_info pi;
-		v8_classify_pc(sw->rt, sw->as, words[i] - 1, &pi);
+		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, words[i] - 1, &pi);
 		if (pi.cls == cls)
 			out[n++] = words[i];
 	}
@@ -275,7 +277,7 @@ static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, uint
 	int nret = code_words_above_sp(sw, mem, sp, 4, PC_BUILTIN, ret, 4);
 	for (int i = 0; i < nret; i++) {
 		struct pc_info pi;
-		v8_classify_pc(sw->rt, sw->as, ret[i] - 1, &pi);
+		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, ret[i] - 1, &pi);
 		if (pi.builtin) {
 			emit_builtin(sw, &pi, ret[i], out, n, max);
 			return true;
@@ -373,11 +375,42 @@ static bool has_js(const struct frame *f, int from, int to)
 	return false;
 }
 
+/* How raw frame i can be keyed by what it runs (MEMO_AT_FP: not). */
+static enum memo_anchor anchor_kind(bool interpreted, const struct v8_code *code)
+{
+	if (interpreted)
+		return MEMO_BY_BYTECODE;
+	if (code && code->tier == CT_BASELINE)
+		return MEMO_BY_BASELINE;
+	if (code && (code->tier == CT_MAGLEV || code->tier == CT_TURBOFAN))
+		return MEMO_BY_CODE;
+	return MEMO_AT_FP;
+}
+
+/* What a hit under an anchored key is checked against, copied with the batch: the bytecode
+ * array, or what code_find reads of the cached Code that holds the pc. */
+static void also_copy(struct stackwalk *sw, int i)
+{
+	struct prefetch_also *a = &sw->memo_also;
+	if (a->n + 2 > PREFETCH_MAX_OBJECTS)
+		return;
+	if (sw->memo_akey[i].anchored == MEMO_BY_CODE) {
+		a->n += (size_t)code_check_ranges(&sw->positions.codes, &sw->rt->L, sw->raw[i].pc - 1,
+						  a->addr + a->n, a->len + a->n);
+		return;
+	}
+	a->addr[a->n] = sw->memo_akey[i].bytecode_array - 1;
+	a->len[a->n++] = 64;
+}
+
 /* Which raw frames are activations the memo already decoded (their objects are not copied). */
 static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 {
 	memset(sw->memo_hit, 0, sizeof(sw->memo_hit[0]) * (size_t)nraw);
 	memset(sw->memo_keyed, 0, sizeof(sw->memo_keyed[0]) * (size_t)nraw);
+	memset(sw->memo_anchored, 0, sizeof(sw->memo_anchored[0]) * (size_t)nraw);
+	memset(sw->by_anchor, 0, sizeof(sw->by_anchor[0]) * (size_t)nraw);
+	sw->memo_also.n = 0;
 	if (!sw->memo_on || !sw->rt)
 		return;
 	frame_memo_begin_walk(&sw->memo);
@@ -385,19 +418,49 @@ static void look_up_memo(struct stackwalk *sw, struct memsrc *mem, int nraw)
 		struct pc_info pi;
 		/* native code (with unwind information: a stripped libnode's builtins have none) is
 		 * not a JS activation: not looked up */
-		v8_classify_pc(sw->rt, sw->as, sw->raw[i].pc - 1, &pi);
+		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, sw->raw[i].pc - 1, &pi);
 		const struct v8_code *code = pi.cls == PC_JIT ? code_cached_at(&sw->positions.codes, sw->raw[i].pc - 1) : NULL;
 		bool optimized = code && (code->tier == CT_MAGLEV || code->tier == CT_TURBOFAN);
+		bool interpreted = returns_to_interpreter(&pi);
 		sw->memo_keyed[i] = !(pi.cls == PC_NATIVE && !sw->raw[i].no_cfi) &&
-				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], returns_to_interpreter(&pi),
-						   optimized, &sw->memo_key[i]);
+				    frame_memo_key(&sw->rt->L, mem, &sw->raw[i], interpreted, optimized, &sw->memo_key[i]);
+		sw->memo_anchored[i] = sw->memo_keyed[i] &&
+				       frame_memo_anchored_key(&sw->memo_key[i], anchor_kind(interpreted, code), &sw->memo_akey[i]);
 		if (sw->memo_keyed[i] && frame_memo_find(&sw->memo, &sw->memo_key[i], &sw->memo_ref[i])) {
-			int nf;
-			uint64_t receiver_id;
-			const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf, &receiver_id);
-			sw->memo_hit[i] = has_js(f, 0, nf) ? PREFETCH_SKIP_JS : PREFETCH_SKIP_NOT_JS;
+			sw->memo_hit[i] = frame_memo_has_js(&sw->memo, sw->memo_ref[i]) ? PREFETCH_SKIP_JS : PREFETCH_SKIP_NOT_JS;
+		} else if (sw->memo_anchored[i] && frame_memo_find(&sw->memo, &sw->memo_akey[i], &sw->memo_ref[i])) {
+			if (frame_memo_has_js(&sw->memo, sw->memo_ref[i])) {
+				sw->memo_hit[i] = PREFETCH_SKIP_JS;
+				sw->by_anchor[i] = true;
+				also_copy(sw, i);
+			}
 		}
 	}
+}
+
+/* What an entry keyed by what raw frame i runs must match: the identity of its bytecode array,
+ * or its Code and instruction start (through mem, which holds them since the batch). */
+static bool anchor_now(struct stackwalk *sw, struct memsrc *mem, int i, uint64_t id[2])
+{
+	const struct v8_heap h = {.mem = mem, .L = &sw->rt->L, .types = &sw->map_types};
+	if (sw->memo_akey[i].anchored != MEMO_BY_CODE)
+		return frame_memo_anchor_id(&h, sw->memo_akey[i].bytecode_array, id);
+	struct v8_code c;
+	if (!code_find(&sw->positions.codes, &h, sw->raw[i].pc - 1, 0, &c))
+		return false;
+	id[0] = c.code;
+	id[1] = c.start;
+	return true;
+}
+
+/* A frame found under its anchored key: does it run what the entry was decoded from? */
+static bool anchor_holds(struct stackwalk *sw, struct memsrc *mem, int i)
+{
+	uint64_t id[2];
+	if (anchor_now(sw, mem, i, id) && !memcmp(id, frame_memo_anchor(&sw->memo, sw->memo_ref[i]), sizeof(id)))
+		return true;
+	sw->memo.anchor_changed++;
+	return false;
 }
 
 /* Raw frame i as the memo has it: true when it did. */
@@ -409,6 +472,8 @@ static bool from_memo(struct stackwalk *sw, struct memsrc *mem, int i, struct fr
 	int nf;
 	uint64_t receiver, was, now;
 	const struct frame *f = frame_memo_frames(&sw->memo, sw->memo_ref[i], &nf, &was);
+	if (sw->by_anchor[i] && !anchor_holds(sw, mem, i))
+		return false;
 	/* its receiver's map (copied after the stop) must be the one it was named with */
 	if (!frame_memo_receiver(&sw->rt->L, mem, &sw->raw[i], &receiver) ||
 	    !frame_memo_receiver_id(&sw->rt->L, mem, receiver, &now) || now != was) {
@@ -417,6 +482,10 @@ static bool from_memo(struct stackwalk *sw, struct memsrc *mem, int i, struct fr
 	}
 	for (int k = 0; k < nf && *n < max; k++)
 		out[(*n)++] = f[k];
+	/* found by what it runs: kept where it is too, so that the next samples of this
+	 * activation copy nothing of it but its receiver's map word */
+	if (sw->by_anchor[i])
+		frame_memo_stage(&sw->memo, &sw->memo_key[i], was, NULL, f, nf);
 	st->js_frames++;
 	return true;
 }
@@ -434,7 +503,7 @@ int stackwalk_unwind(struct stackwalk *sw, const struct regset *regs, struct mem
 	st->raw_frames = nraw;
 	uint64_t t0 = now_ns();
 	look_up_memo(sw, mem, nraw);
-	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, sw->memo_hit, &sw->prefetched);
+	prefetch_js_objects(sw->rt, sw->as, mem, sw->raw, nraw, sw->memo_hit, &sw->memo_also, &sw->prefetched);
 	st->prefetch_ns = now_ns() - t0;
 	return nraw;
 }
@@ -477,7 +546,7 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
 	struct pc_info pi;
 	/* a return address may sit just past its function: classify pc - 1 */
-	v8_classify_pc(sw->rt, sw->as, exact ? rf->pc : rf->pc - 1, &pi);
+	v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, exact ? rf->pc : rf->pc - 1, &pi);
 	/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8 module
 	 * that no unwind information covers */
 	if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
@@ -497,10 +566,13 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	decode_v8(sw, h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, n, max, st);
 	/* decoded: kept for the next walks under the key look_up_memo made (not where async
 	 * frames are shown: a builtin's decoding finds the async function it resumes) */
-	uint64_t receiver, id;
+	uint64_t receiver, id, anchor[2];
 	if (sw->memo_keyed[i] && !sw->async_frames && frame_memo_receiver(h->L, mem, rf, &receiver) &&
-	    frame_memo_receiver_id(h->L, mem, receiver, &id))
-		frame_memo_stage(&sw->memo, &sw->memo_key[i], id, out + first, *n - first);
+	    frame_memo_receiver_id(h->L, mem, receiver, &id)) {
+		frame_memo_stage(&sw->memo, &sw->memo_key[i], id, NULL, out + first, *n - first);
+		if (sw->memo_anchored[i] && anchor_now(sw, mem, i, anchor))
+			frame_memo_stage(&sw->memo, &sw->memo_akey[i], id, anchor, out + first, *n - first);
+	}
 	if (pc_uninlined && exact && !*seen_js)
 		*n = drop_inlined(out, first, *n);
 	*seen_js |= has_js(out, first, *n);

@@ -48,6 +48,7 @@ struct stackwalk {
 	struct positions positions;
 	struct callsite_names callsites;
 	struct map_types map_types;
+	struct pc_class_cache classes; /* v8_classify_pc's answers for the pcs walks ask */
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
 	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
@@ -60,12 +61,18 @@ struct stackwalk {
 	bool v8_self;
 	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	/* live sampling: frames of activations seen at earlier samples (walker/frame_memo.h), per
-	 * walk: memo_keyed[i], raw frame i has a key (memo_key[i]); memo_hit[i], it is found there
-	 * (at memo_ref[i]) and not decoded */
+	 * walk: memo_keyed[i], raw frame i has a key (memo_key[i]), memo_anchored[i] an anchored
+	 * one too (memo_akey[i]: interpreted, baseline and optimized frames); memo_hit[i], it is
+	 * found under one of them (at memo_ref[i]; by_anchor[i]: the anchored one, whose check's
+	 * ranges memo_also copies with the batch) and not decoded */
 	bool memo_on;
 	struct frame_memo memo;
 	bool memo_keyed[STACKWALK_MAX_FRAMES];
 	struct memo_key memo_key[STACKWALK_MAX_FRAMES];
+	bool memo_anchored[STACKWALK_MAX_FRAMES];
+	bool by_anchor[STACKWALK_MAX_FRAMES];
+	struct memo_key memo_akey[STACKWALK_MAX_FRAMES];
+	struct prefetch_also memo_also;
 	uint32_t memo_hit[STACKWALK_MAX_FRAMES];
 	struct memo_ref memo_ref[STACKWALK_MAX_FRAMES];
 	/* reads a decode made beyond the batched copy, or of what such a read copied (the memsnap's

@@ -62,7 +62,7 @@ static void decode_once(const struct frame *frames, int n, bool validated)
 	frame_memo_begin_walk(&memo);
 	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k));
 	cr_assert_not(frame_memo_find(&memo, &k, &ref));
-	frame_memo_stage(&memo, &k, RECEIVER_MAP, frames, n);
+	frame_memo_stage(&memo, &k, RECEIVER_MAP, NULL, frames, n);
 	frame_memo_commit(&memo, validated);
 }
 
@@ -78,6 +78,10 @@ static bool found_again(const struct frame **out, int *n)
 	uint64_t receiver;
 	*out = frame_memo_frames(&memo, ref, n, &receiver);
 	cr_assert_eq(receiver, RECEIVER_MAP, "an entry keeps the receiver id it was decoded with");
+	bool js = false;
+	for (int i = 0; i < *n; i++)
+		js |= (*out)[i].kind == FK_JS || (*out)[i].kind == FK_JS_INLINED;
+	cr_assert_eq(frame_memo_has_js(&memo, ref), js, "an entry knows whether it has JS frames");
 	return true;
 }
 
@@ -200,7 +204,7 @@ static void fill(int count, uint64_t base_fp)
 		o.pc = 0x9000000 + (uint64_t)i;
 		struct memo_key k;
 		cr_assert(frame_memo_key(&fh.L, &fh.base, &o, false, false, &k));
-		frame_memo_stage(&memo, &k, RECEIVER_MAP, &f, 1);
+		frame_memo_stage(&memo, &k, RECEIVER_MAP, NULL, &f, 1);
 	}
 	frame_memo_commit(&memo, true);
 }
@@ -275,4 +279,134 @@ Test(frame_memo, an_optimized_frame_is_known_by_its_code_not_its_spill_slots)
 	memcpy(fh_ptr(&fh, fp), &(uint64_t){caller_fp + 16}, 8); /* another caller */
 	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, true, &c));
 	cr_assert(memcmp(&a, &c, sizeof(a)));
+}
+
+/* --- anchored keys: what an activation runs, wherever it is on the stack --------------------- */
+
+enum { T_BYTECODE_ARRAY = 191 }; /* a type the Node 20 fake metadata does not carry */
+
+/* A BytecodeArray of `len` bytes whose position table is `table`. */
+static uint64_t bytecode_array(int64_t len, uint64_t table)
+{
+	fh.L.v[L_T_BYTECODE_ARRAY] = T_BYTECODE_ARRAY;
+	fh.L.src[L_T_BYTECODE_ARRAY] = SRC_OVERRIDE;
+	uint64_t bca = fh_obj(&fh, T_BYTECODE_ARRAY, 64);
+	fh_set(&fh, bca, fh.L.v[L_BCA_LENGTH], fh_smi(len));
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], table);
+	return bca;
+}
+
+/* The frame of rf again, deeper in the stack: another frame pointer and caller, the same slots. */
+static struct raw_frame elsewhere(void)
+{
+	uint64_t fp2 = stack + 32, caller2 = stack + 224;
+	memcpy(fh_ptr(&fh, fp2), &caller2, 8);
+	const enum v8_item items[] = {L_FP_CONTEXT, L_FP_FUNCTION, L_FP_BYTECODE_ARRAY, L_FP_BYTECODE_OFFSET, L_FP_ARGS};
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+		uint64_t v;
+		memcpy(&v, fh_ptr(&fh, fp + (uint64_t)(int64_t)fh.L.v[items[i]]), 8);
+		slot(fp2, items[i], v);
+	}
+	slot(fp2, L_FP_FUNCTION, fh_obj(&fh, FT_JSFUNCTION, 64)); /* another closure of it */
+	slot(caller2, L_FP_CONTEXT, fh_smi(3));
+	struct raw_frame o = rf;
+	o.fp = fp2;
+	return o;
+}
+
+/* rf's located key (*k) and anchored key (*a, made `how`), and the same code's activation
+ * elsewhere (*o): two located keys, one anchored key. */
+static void anchored_twice(bool interpreted, bool optimized, enum memo_anchor how, struct memo_key *k,
+			   struct memo_key *a, struct raw_frame *o)
+{
+	struct memo_key k2, a2;
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, interpreted, optimized, k));
+	cr_assert(frame_memo_anchored_key(k, how, a));
+	*o = elsewhere();
+	cr_assert(frame_memo_key(&fh.L, &fh.base, o, interpreted, optimized, &k2));
+	cr_assert(memcmp(k, &k2, sizeof(k2)), "keyed where it is: two activations");
+	cr_assert(frame_memo_anchored_key(&k2, how, &a2));
+	cr_assert(!memcmp(a, &a2, sizeof(a2)), "anchored: one");
+	cr_assert(memcmp(a, k, sizeof(*a)), "an anchored key is never a located one");
+}
+
+Test(frame_memo, an_anchored_key_is_the_same_for_every_activation_of_the_same_bytecode)
+{
+	struct memo_key k, a, k2, a2;
+	struct raw_frame o;
+	anchored_twice(true, false, MEMO_BY_BYTECODE, &k, &a, &o);
+	/* interpreted: the offset is where it runs; baseline: the pc says it, the slot does not */
+	slot(o.fp, L_FP_BYTECODE_OFFSET, fh_smi(43));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &o, true, false, &k2));
+	cr_assert(frame_memo_anchored_key(&k2, MEMO_BY_BYTECODE, &a2));
+	cr_assert(memcmp(&a, &a2, sizeof(a)));
+	cr_assert(frame_memo_anchored_key(&k, MEMO_BY_BASELINE, &a));
+	cr_assert(frame_memo_anchored_key(&k2, MEMO_BY_BASELINE, &a2));
+	cr_assert(!memcmp(&a, &a2, sizeof(a)));
+	/* another bytecode array, another key; none without one, nor for optimized code */
+	slot(o.fp, L_FP_BYTECODE_ARRAY, fh_obj(&fh, FT_SFI, 64));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &o, true, false, &k2));
+	cr_assert(frame_memo_anchored_key(&k2, MEMO_BY_BASELINE, &a2));
+	cr_assert(memcmp(&a, &a2, sizeof(a)));
+	slot(o.fp, L_FP_BYTECODE_ARRAY, fh_smi(5));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &o, true, false, &k2));
+	cr_assert_not(frame_memo_anchored_key(&k2, MEMO_BY_BASELINE, &a2));
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, true, &k2));
+	cr_assert_not(frame_memo_anchored_key(&k2, MEMO_BY_BYTECODE, &a2));
+	cr_assert_not(frame_memo_anchored_key(&k2, MEMO_AT_FP, &a2));
+}
+
+/* Optimized code: the pc (with the caller's marker) is the key, wherever the frame is; only a
+ * key made for optimized code has one. */
+Test(frame_memo, an_optimized_frame_is_anchored_by_its_code)
+{
+	struct memo_key k, a, k2, a2;
+	struct raw_frame o;
+	anchored_twice(false, true, MEMO_BY_CODE, &k, &a, &o);
+	cr_assert_eq(a.anchored, MEMO_BY_CODE);
+	o.pc += 4; /* another call site */
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &o, false, true, &k2));
+	cr_assert(frame_memo_anchored_key(&k2, MEMO_BY_CODE, &a2));
+	cr_assert(memcmp(&a, &a2, sizeof(a)));
+	cr_assert_not(frame_memo_anchored_key(&k, MEMO_BY_BASELINE, &a2), "optimized: no bytecode key");
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, false, false, &k2));
+	cr_assert_not(frame_memo_anchored_key(&k2, MEMO_BY_CODE, &a2), "not optimized: no code key");
+}
+
+Test(frame_memo, an_anchored_entry_keeps_the_identity_of_its_bytecode_array)
+{
+	uint64_t table = fh_obj(&fh, FT_FIXED_ARRAY, 32);
+	uint64_t bca = bytecode_array(100, table), id[2], again[2];
+	cr_assert(frame_memo_anchor_id(&fh.h, bca, id));
+	slot(fp, L_FP_BYTECODE_ARRAY, bca);
+	struct memo_key k, a;
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &rf, true, false, &k));
+	cr_assert(frame_memo_anchored_key(&k, MEMO_BY_BYTECODE, &a));
+	struct frame f = js("run", 7);
+	frame_memo_begin_walk(&memo);
+	frame_memo_stage(&memo, &a, RECEIVER_MAP, id, &f, 1);
+	frame_memo_commit(&memo, true);
+	/* found from another activation, with the identity it was made with */
+	struct raw_frame o = elsewhere();
+	struct memo_key k2, a2;
+	struct memo_ref ref;
+	cr_assert(frame_memo_key(&fh.L, &fh.base, &o, true, false, &k2));
+	cr_assert(frame_memo_anchored_key(&k2, MEMO_BY_BYTECODE, &a2));
+	frame_memo_begin_walk(&memo);
+	cr_assert_not(frame_memo_find(&memo, &k2, &ref));
+	cr_assert(frame_memo_find(&memo, &a2, &ref));
+	cr_assert_eq(memo.anchored_hits, 1);
+	cr_assert(!memcmp(frame_memo_anchor(&memo, ref), id, sizeof(id)));
+	/* the array's identity: its length and position table; a changed one is another array */
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], fh_obj(&fh, FT_FIXED_ARRAY, 32));
+	cr_assert(frame_memo_anchor_id(&fh.h, bca, again));
+	cr_assert(memcmp(id, again, sizeof(id)));
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], table);
+	fh_set(&fh, bca, fh.L.v[L_BCA_LENGTH], fh_smi(101));
+	cr_assert(frame_memo_anchor_id(&fh.h, bca, again));
+	cr_assert(memcmp(id, again, sizeof(id)));
+	/* none without a position table (lazy source positions), nor of another type */
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], fh_smi(0));
+	cr_assert_not(frame_memo_anchor_id(&fh.h, bca, again));
+	cr_assert_not(frame_memo_anchor_id(&fh.h, fh_obj(&fh, FT_SFI, 64), again));
 }

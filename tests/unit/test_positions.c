@@ -609,6 +609,36 @@ Test(positions, interpreted_frame_position)
 	positions_free(&p);
 }
 
+/* A kept decoding is found by the array's length and table word alone: the table itself is not
+ * read again (the after-stop batch leaves it out), and a changed array is decoded anew. */
+Test(positions, a_bytecode_arrays_decoding_is_found_without_its_table)
+{
+	const struct entry e[] = {{0, srcpos(20, -1), true}, {6, srcpos(33, -1), false}};
+	struct bytes t;
+	encode(&t, SPT_SIGNED, e, 2);
+	uint64_t bca = fh_obj(&fh, T_BCA, 54 + 16), table = byte_array(t.b, t.n);
+	fh_set(&fh, bca, 8, fh_smi(16));
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], table);
+	struct positions p;
+	positions_init(&p);
+	cr_assert_not(positions_bca_kept(&p, &fh.h, bca));
+	cr_assert_eq(positions_bytecode_offset_position(&p, &fh.h, bca, 6), 33);
+	cr_assert(positions_bca_kept(&p, &fh.h, bca));
+	/* the table's bytes gone (its map too): the kept decoding still answers */
+	memset(fh_ptr(&fh, table - 1), 0, 16 + t.n);
+	cr_assert_eq(positions_bytecode_offset_position(&p, &fh.h, bca, 6), 33);
+	/* another length, or another table: another array */
+	fh_set(&fh, bca, 8, fh_smi(18));
+	cr_assert_not(positions_bca_kept(&p, &fh.h, bca));
+	fh_set(&fh, bca, 8, fh_smi(16));
+	cr_assert(positions_bca_kept(&p, &fh.h, bca));
+	fh_set(&fh, bca, fh.L.v[L_BCA_SPT], byte_array(t.b, t.n));
+	cr_assert_not(positions_bca_kept(&p, &fh.h, bca));
+	cr_assert_eq(positions_bytecode_offset_position(&p, &fh.h, bca, 6), 33);
+	cr_assert(positions_bca_kept(&p, &fh.h, bca));
+	positions_free(&p);
+}
+
 /* --- Error.stack string rules ---------------------------------------------------------------- */
 
 #define S(lit) lit, strlen(lit) /* a literal as counted bytes */
