@@ -26,7 +26,7 @@ void print_ptrace_cache_stats(FILE *out, const struct sampler *s)
 		sw->positions.decoded_hits, sw->positions.decoded_new, sw->positions.decoded_replaced);
 	fprintf(out, "v8walk: frame memo: %lu hits (%lu then decoded: another receiver map) %lu misses (%lu "
 		     "expired); %lu kept, %lu dropped (unvalidated); %lu generation turns; of the misses, by "
-		     "bytecode array: %lu found (%lu of another array by then), %lu not\n",
+		     "what they run: %lu found (%lu running other code by then), %lu not\n",
 		sw->memo.hits, sw->memo.other_receiver, sw->memo.misses, sw->memo.expired, sw->memo.kept,
 		sw->memo.dropped, sw->memo.turns, sw->memo.anchored_hits, sw->memo.anchor_changed,
 		sw->memo.anchored_misses);

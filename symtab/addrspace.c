@@ -227,9 +227,8 @@ struct elf_image *addrspace_image(struct addrspace *as, struct module *mod)
 bool addrspace_lookup(struct addrspace *as, uint64_t addr, struct addr_info *out)
 {
 	memset(out, 0, sizeof(*out));
-	const struct mapping *m = as->last_map < as->maps.n ? &as->maps.v[as->last_map] : NULL;
-	if (!m || addr < m->start || addr >= m->end)
-		m = maps_find(&as->maps, addr);
+	const struct mapping *last = as->last_map < as->maps.n ? &as->maps.v[as->last_map] : NULL;
+	const struct mapping *m = maps_find_near(&as->maps, last, addr);
 	if (!m)
 		return false;
 	as->last_map = (size_t)(m - as->maps.v);

@@ -134,3 +134,8 @@ const struct mapping *maps_find(const struct maps *m, uint64_t addr)
 	size_t i = interval_upper(m->v, m->n, sizeof(*m->v), offsetof(struct mapping, end), addr);
 	return i < m->n && m->v[i].start <= addr ? &m->v[i] : NULL;
 }
+
+const struct mapping *maps_find_near(const struct maps *m, const struct mapping *near, uint64_t addr)
+{
+	return near && addr >= near->start && addr < near->end ? near : maps_find(m, addr);
+}

@@ -41,6 +41,9 @@ size_t maps_parse(const char *text, struct maps *out);
 void maps_add(struct maps *m, const struct mapping *e);
 void maps_sort(struct maps *m);
 const struct mapping *maps_find(const struct maps *m, uint64_t addr);
+/* maps_find, trying `near` first (a mapping of m found before, or NULL): neighbouring lookups
+ * (a walk's frames, libnode's text and the JIT code in turn) are most often in one mapping. */
+const struct mapping *maps_find_near(const struct maps *m, const struct mapping *near, uint64_t addr);
 static inline bool mapping_is_anon(const struct mapping *e) { return e->path == NULL; }
 
 #endif

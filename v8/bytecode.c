@@ -49,6 +49,18 @@ int64_t bca_offset_from_frame(const struct v8_heap *h, uint64_t bca, int64_t fra
 	return frame_value - data;
 }
 
+bool bca_identity(const struct v8_heap *h, uint64_t bca, uint64_t id[2])
+{
+	int64_t len = bca_length(h, bca);
+	id[0] = (uint64_t)len;
+	id[1] = 0;
+	if (len < 0)
+		return false;
+	if (v8_has(h->L, L_BCA_SPT))
+		v8_field(h, bca, h->L->v[L_BCA_SPT], &id[1]);
+	return true;
+}
+
 uint64_t bca_position_table(const struct v8_heap *h, uint64_t bca)
 {
 	uint64_t t;

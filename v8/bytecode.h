@@ -24,6 +24,10 @@ int64_t bca_length(const struct v8_heap *h, uint64_t bca);
  * value): both count from the tagged array pointer, not from the first bytecode. -1 when the
  * value is not an offset inside the array. */
 int64_t bca_offset_from_frame(const struct v8_heap *h, uint64_t bca, int64_t frame_value);
+/* What says which BytecodeArray is at bca, read through h: its length (id[0]) and its
+ * source-position-table word as it is (id[1]; 0 when the layout has none; its type is not
+ * checked, so that the table itself need not be copied). False when the length is not one. */
+bool bca_identity(const struct v8_heap *h, uint64_t bca, uint64_t id[2]);
 /* The source-position table object of a BytecodeArray (0 when absent: lazy source positions, or
  * a slot that holds something else). */
 uint64_t bca_position_table(const struct v8_heap *h, uint64_t bca);

@@ -138,6 +138,12 @@ static bool holder_shape(const struct v8_layout *L, struct holder_shape *s)
 	return v8_has(L, L_IS_BODY) && v8_has(L, L_IS_CODE) && v8_has(L, L_T_INSTRUCTION_STREAM);
 }
 
+/* The tagged holder of c's instructions (an InstructionStream: instructions apart from c). */
+static uint64_t holder_of(const struct holder_shape *s, const struct v8_code *c)
+{
+	return c->start - (uint64_t)s->body + 1;
+}
+
 /* Does the holder of c's instructions still name c? A dead Code object outside the code space
  * (V8 >= 11.1.204 keeps it apart from its InstructionStream) can read as it was after its
  * instructions' memory was swept and given to new code; the InstructionStream there names its
@@ -148,7 +154,7 @@ static bool holder_names(const struct v8_heap *h, const struct v8_code *c)
 	uint64_t code;
 	if (!holder_shape(h->L, &s) || s.inline_code)
 		return true; /* the Code holds its instructions: its own header is what is compared */
-	return v8_field(h, c->start - (uint64_t)s.body + 1, s.back_ptr, &code) && code == c->code;
+	return v8_field(h, holder_of(&s, c), s.back_ptr, &code) && code == c->code;
 }
 
 /* Is the cached Code of this slot still there, unchanged? (Its memory may have been reused.) */
@@ -189,7 +195,7 @@ int code_check_ranges(const struct code_finder *cf, const struct v8_layout *L, u
 	len[0] = HEADER_READ;
 	if (!holder_shape(L, &s) || s.inline_code || s.back_ptr < 0)
 		return 1;
-	addr[1] = c->start - (uint64_t)s.body + (uint64_t)s.back_ptr;
+	addr[1] = holder_of(&s, c) - 1 + (uint64_t)s.back_ptr;
 	len[1] = 8;
 	return 2;
 }

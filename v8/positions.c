@@ -128,19 +128,13 @@ static struct decoded *decoded_code(struct positions *p, const struct v8_heap *h
 	return d;
 }
 
-/* What identifies a BytecodeArray's decoding: its length and its position-table word as they
- * are (the table's type is checked when it is decoded, not each time: a kept decoding is found
- * without reading the table, which batched copies then need not hold). */
+/* What identifies a BytecodeArray's decoding: bca_identity (the table's type is checked when it
+ * is decoded, not each time: a kept decoding is found without reading the table, which batched
+ * copies then need not hold). */
 static bool bca_id(const struct v8_heap *h, uint64_t bca, uint64_t id[3])
 {
-	int64_t len = bca_length(h, bca);
-	id[0] = (uint64_t)len;
-	id[1] = id[2] = 0;
-	if (len < 0)
-		return false;
-	if (v8_has(h->L, L_BCA_SPT))
-		v8_field(h, bca, h->L->v[L_BCA_SPT], &id[1]);
-	return true;
+	id[2] = 0;
+	return bca_identity(h, bca, id);
 }
 
 bool positions_bca_kept(const struct positions *p, const struct v8_heap *h, uint64_t bca)

@@ -91,9 +91,7 @@ bool frame_memo_anchored_key(const struct memo_key *k, enum memo_anchor how, str
 
 bool frame_memo_anchor_id(const struct v8_heap *h, uint64_t bca, uint64_t id[2])
 {
-	return v8_is_bytecode_array(h, bca) && v8_has(h->L, L_BCA_SPT) &&
-	       v8_field(h, bca, h->L->v[L_BCA_LENGTH], &id[0]) && v8_is_smi(id[0]) &&
-	       v8_field(h, bca, h->L->v[L_BCA_SPT], &id[1]) && v8_is_heap_object(id[1]);
+	return v8_is_bytecode_array(h, bca) && bca_identity(h, bca, id) && v8_is_heap_object(id[1]);
 }
 
 bool frame_memo_has_js(const struct frame_memo *m, struct memo_ref ref)

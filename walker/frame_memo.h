@@ -82,7 +82,7 @@ struct frame_memo {
 	unsigned long walks;
 	unsigned long hits, misses, kept, dropped, expired, turns, other_receiver;
 	/* anchored keys, looked up after a miss: found, not found, found but their bytecode array
-	 * was another's by then */
+	 * or Code was another's by then */
 	unsigned long anchored_hits, anchored_misses, anchor_changed;
 };
 
@@ -119,9 +119,8 @@ bool frame_memo_key(const struct v8_layout *L, struct memsrc *stack, const struc
  * (frame_memo_anchor_id), or the Code that holds the pc is the entry's Code (code_find).
  * False when there is no such key (no object in the bytecode-array slot; not optimized). */
 bool frame_memo_anchored_key(const struct memo_key *k, enum memo_anchor how, struct memo_key *out);
-/* The identity of the BytecodeArray at tagged address bca, through h (the copy): its length and
- * position-table words, as the positions cache compares them (false: not a BytecodeArray with
- * a position table there). */
+/* The identity of the BytecodeArray at tagged address bca, through h (the copy): bca_identity,
+ * as the positions cache compares it (false: not a BytecodeArray with a position table there). */
 bool frame_memo_anchor_id(const struct v8_heap *h, uint64_t bca, uint64_t id[2]);
 /* Are there JS frames among a found entry's (not only a builtin's)? */
 bool frame_memo_has_js(const struct frame_memo *m, struct memo_ref ref);
@@ -140,8 +139,8 @@ const struct frame *frame_memo_frames(const struct frame_memo *m, struct memo_re
 				      uint64_t *receiver);
 /* Remember what frames[0..n) decoded for k, pending frame_memo_commit (not kept when n is 0 or
  * over MEMO_MAX_FRAMES, or when a frame is neither a named JS frame at a known position with a
- * known definition line nor a named builtin). anchor: NULL, or for an anchored key the
- * identity its bytecode array had. */
+ * known definition line nor a named builtin). anchor: NULL, or for an anchored key what it
+ * runs as it was (struct memo_entry's anchor). */
 void frame_memo_stage(struct frame_memo *m, const struct memo_key *k, uint64_t receiver,
 		      const uint64_t *anchor, const struct frame *frames, int n);
 /* The walk's sample is done: keep its staged entries when it validated, else forget them. */

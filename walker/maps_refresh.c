@@ -14,9 +14,7 @@ bool walk_left_known_code(const struct addrspace *as, const struct raw_frame *ra
 {
 	const struct mapping *m = NULL;
 	for (int i = 0; i < nraw; i++) {
-		/* neighbouring frames are most often in one mapping: searched only when not */
-		if (!m || raw[i].pc < m->start || raw[i].pc >= m->end)
-			m = maps_find(&as->maps, raw[i].pc);
+		m = maps_find_near(&as->maps, m, raw[i].pc);
 		if (!m || !(m->prot & MAP_X))
 			return true;
 	}
