@@ -126,6 +126,11 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 	else if (st->pauses.n)
 		fprintf(out, "v8walk: stacks copied by v8walk (process_vm_readv, which waits while the "
 			     "target's threads map or unmap memory): %s\n", k->why_off);
+	const struct tracer *tr = s->tr;
+	if (tr->rings_open < tr->threads_seen)
+		fprintf(out, "v8walk: whether a thread runs was read from /proc at each tick for %lu of %lu "
+			     "threads (without its context-switch records: %s)\n",
+			tr->threads_seen - tr->rings_open, tr->threads_seen, tr->ring_why);
 	if (s->copier_why)
 		fprintf(out, "v8walk: stops are not limited (--stop-limit-us): %s\n", s->copier_why);
 	if (st->behind)

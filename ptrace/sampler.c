@@ -450,7 +450,8 @@ static void tick(struct sampler *s)
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
 			continue;
-		char state = tthread_state_now(t);
+		/* asleep, a thread is sampled only in --idle, or the main thread in a collection */
+		char state = tthread_state_now(t, s->opts.idle || t->tid == s->pid);
 		if (state == 0 || state == 'Z' || state == 'X')
 			continue;
 		if (!s->opts.idle && state != 'R' && !asleep_maybe_in_gc(s, t, state))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "perf_why.h"
 
 /* the ring's data: 64 KiB hold the newest record, of at most 65,535 bytes (its size field is 16
  * bits: the kernel cuts the stack to fit), which is all that is read. Per sampled thread, with the
@@ -98,39 +99,6 @@ static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring 
 	return 0;
 }
 
-static int read_paranoid(void)
-{
-	int v = 99;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 99;
-		fclose(f);
-	}
-	return v;
-}
-
-static void explain(struct switch_copy *k, int err, const char *what)
-{
-	if (err == EACCES || err == EPERM) {
-		int p = read_paranoid();
-		if (p != 99)
-			snprintf(k->why_off, sizeof(k->why_off),
-				 "perf events are not allowed (kernel.perf_event_paranoid is %d; it takes 1 "
-				 "or less, or CAP_PERFMON)", p);
-		else
-			snprintf(k->why_off, sizeof(k->why_off), "perf events are not allowed (%s)", strerror(err));
-	} else if (err == ENOENT || err == ENODEV || err == EOPNOTSUPP || err == ENOSYS) {
-		snprintf(k->why_off, sizeof(k->why_off), "this kernel has no software perf events (%s)",
-			 strerror(err));
-	} else if (err == ENOTTY) {
-		snprintf(k->why_off, sizeof(k->why_off), "this kernel cannot pause a perf ring (Linux 4.7 "
-			 "or later can)");
-	} else {
-		snprintf(k->why_off, sizeof(k->why_off), "%s: %s", what, strerror(err));
-	}
-}
-
 void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want)
 {
 	memset(k, 0, sizeof(*k));
@@ -147,7 +115,7 @@ void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool
 	struct switch_ring r;
 	int err = open_ring(k, pid, &r);
 	if (err) {
-		explain(k, -err, "the kernel refused a context-switch perf event");
+		perf_why(k->why_off, sizeof(k->why_off), -err, "the kernel refused a context-switch perf event");
 		return;
 	}
 	XGROW(k->rings, k->cap, 1);

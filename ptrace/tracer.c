@@ -1,5 +1,6 @@
 /* tracer.c — ptrace mechanics: seize, interrupt, event pump, resume, detach. */
 #include "tracer.h"
+#include "perf_why.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -57,6 +58,11 @@ static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
 	t->state = TS_RUNNING;
 	t->stat_fd = open_task_file(tr, tid, "stat");
 	t->schedstat_fd = open_task_file(tr, tid, "schedstat");
+	int err = run_ring_open(&t->ring, tid);
+	if (!err)
+		tr->rings_open++;
+	else if (!tr->ring_why[0])
+		perf_why(tr->ring_why, sizeof(tr->ring_why), -err, "the kernel refused a context-switch record event");
 	t->last_syscall = -1;
 	t->syscall_fresh = false;
 	read_comm(tr, t);
@@ -80,6 +86,7 @@ static void close_task_files(struct tthread *t)
 	if (t->schedstat_fd >= 0)
 		close(t->schedstat_fd);
 	t->stat_fd = t->schedstat_fd = -1;
+	run_ring_close(&t->ring);
 }
 
 static void mark_gone(struct tthread *t)
@@ -211,8 +218,29 @@ static bool read_schedstat(struct tthread *t, uint64_t v[3])
 	return true;
 }
 
-char tthread_state_now(struct tthread *t)
+char tthread_state_now(struct tthread *t, bool which_sleep)
 {
+	switch (run_ring_look(&t->ring)) {
+	case RUN_ON_CPU:
+	case RUN_PREEMPTED:
+		t->syscall_fresh = false;
+		t->sleep_unread = false;
+		return t->last_state = 'R';
+	case RUN_UNSWITCHED:
+		if (t->last_state && t->last_state != 'R' && (!which_sleep || !t->sleep_unread))
+			return t->last_state;
+		break;
+	case RUN_ASLEEP_MOVED:
+		t->syscall_fresh = false;
+		if (!which_sleep) {
+			t->sleep_unread = true;
+			return t->last_state = 'S';
+		}
+		break; /* it ran since: what it sleeps in now is read below */
+	case RUN_UNKNOWN:
+		break;
+	}
+	t->sleep_unread = false;
 	/* a running thread's run time may not move between two scheduler ticks: R is always asked,
 	 * and its run time is read only once it has left R, to tell when it runs again (one read a
 	 * tick for a busy thread, not two) */

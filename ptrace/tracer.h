@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "../util/u64map.h"
+#include "run_ring.h"
 
 enum tstate {
 	TS_RUNNING,       /* seized, running */
@@ -23,7 +24,9 @@ struct tthread {
 	int stat_fd;          /* /proc/PID/task/TID/stat, kept open */
 	int schedstat_fd;     /* /proc/PID/task/TID/schedstat, kept open (-1: none) */
 	uint64_t schedstat[3]; /* its figures at the last look: run time, wait time, times run */
+	struct run_ring ring; /* its context switches, when perf events allow (fd -1: none) */
 	char last_state;      /* the state stat gave at the last look (0: none yet) */
+	bool sleep_unread;    /* last_state 'S' stands for a sleep not read from stat */
 	long last_syscall;    /* the system call it slept in at the last look (-1: none) */
 	bool syscall_fresh;   /* last_syscall holds: it has not run since */
 	enum tstate state;
@@ -50,6 +53,8 @@ struct tracer {
 	tracer_stop_cb on_stop;
 	void *cb_ctx;
 	unsigned long signals_forwarded, group_stops, threads_seen;
+	unsigned long rings_open; /* threads whose state ticks read from their switch records */
+	char ring_why[192];       /* why the first ring that could not be opened was not ("": none) */
 };
 
 /* Block SIGCHLD and route it to a signalfd; call before starting or attaching to a target. */
@@ -81,11 +86,16 @@ void tracer_detach_all(struct tracer *tr, uint64_t timeout_ns);
 void tracer_free(struct tracer *tr);
 /* Thread state letter from /proc (R, S, D, …) or 0 if unreadable. */
 char tthread_proc_state(struct tthread *t);
-/* The same, for every tick: a thread that was not running at the last look and has not been on a
- * CPU since (its schedstat figures unchanged: 0.8 µs to read, against 3.9 µs for stat, which
- * formats ~50 fields) is in the state it was; only the others are asked their state, and a
- * thread that was running is asked its state alone (its run time is read when it leaves R). */
-char tthread_state_now(struct tthread *t);
+/* The same, for every tick, with as few reads as will do. With a switch ring (run_ring.h), none
+ * while the thread runs or sleeps on: running is its newest record (switched in, or out while
+ * runnable), and a thread that slept at the last look and has not been switched since is in the
+ * state /proc gave then. Without one, or when it has slept again since: a thread that was not
+ * running at the last look and has not been on a CPU since (its schedstat figures unchanged:
+ * 0.8 µs to read, against 3.9 µs for stat, which formats ~50 fields) is in the state it was; only
+ * the others are asked their state, and a thread that was running is asked its state alone (its
+ * run time is read when it leaves R). which_sleep false: the caller tells only running from not
+ * (it samples running threads alone), and a thread asleep by its switch records is 'S' unread. */
+char tthread_state_now(struct tthread *t, bool which_sleep);
 /* Is the process still there? */
 bool tracer_alive(const struct tracer *tr);
 

@@ -111,6 +111,8 @@ h.firstNodeTest('without perf events v8walk copies the stack itself and says why
   } else {
     const why = `perf events are not allowed \\(kernel.perf_event_paranoid is ${paranoid}; it takes 1 or less, or CAP_PERFMON\\)`;
     assert.match(auto.stderr, new RegExp(`stacks copied by v8walk \\(process_vm_readv[^)]*\\): ${why}`));
+    // whether a thread runs comes from /proc then, and the summary says so
+    assert.match(auto.stderr, new RegExp(`whether a thread runs was read from /proc at each tick for (\\d+) of \\1 threads \\(without its context-switch records: ${why}\\)`));
     assert.strictEqual(insist.status, 1, insist.stderr);
     assert.match(oneLine(insist.stderr), new RegExp(`--stack-copy kernel: the kernel cannot copy the stacks: ${why}`));
   }
