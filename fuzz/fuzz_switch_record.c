@@ -1,10 +1,13 @@
 /* fuzz_switch_record.c — libFuzzer harness: a perf ring's data as ptrace/switch_copy.c reads it
  * after a thread's switch into its stop (ptrace/switch_record.c): the input's first byte sets where
  * the newest record starts (data_head) in a ring of the input's size (rounded up to a power of
- * two), so that it may wrap around the end; the record is decoded and its stack read whole. */
+ * two), so that it may wrap around the end; the record is decoded and its stack read whole. The
+ * same ring is read as a thread's context-switch records (ptrace/run_ring.c) at heads on and off
+ * a record's alignment. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../ptrace/run_ring.h"
 #include "../ptrace/switch_record.h"
 
 static volatile uint8_t sink;
@@ -29,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < s.more_len; i++)
 			sink ^= s.more[i];
 	}
+	for (uint64_t head = tail; head < tail + 9; head += 3) /* within the ring (ASan) or refused */
+		sink ^= (uint8_t)run_ring_decode(ring, ring_size, head, tail, data[0] & 1);
 	free(ring);
 	return 0;
 }

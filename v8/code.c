@@ -89,6 +89,7 @@ void code_finder_free(struct code_finder *cf)
 	free(cf->held);
 	u64map_free(&cf->by_code);
 	u64map_free(&cf->by_pc);
+	code_ranges_free(&cf->ranges);
 	memset(cf, 0, sizeof(*cf));
 }
 
@@ -98,7 +99,12 @@ static void remember(struct code_finder *cf, const struct v8_code *c, uint64_t p
 {
 	uint64_t k;
 	if (u64map_get(&cf->by_code, c->code, &k) && k && cf->cache[k - 1].code == c->code) {
-		cf->cache[k - 1] = *c;
+		struct v8_code *at = &cf->cache[k - 1];
+		if (at->start != c->start || at->size != c->size) {
+			code_ranges_remove(&cf->ranges, at->start, (uint32_t)(k - 1));
+			code_ranges_insert(&cf->ranges, c->start, c->size, (uint32_t)(k - 1));
+		}
+		*at = *c;
 		cf->held[k - 1] = cf->walk;
 		u64map_put(&cf->by_pc, pc, k);
 		return;
@@ -109,7 +115,10 @@ static void remember(struct code_finder *cf, const struct v8_code *c, uint64_t p
 	uint64_t was;
 	if (old->code && u64map_get(&cf->by_code, old->code, &was) && was == k)
 		u64map_put(&cf->by_code, old->code, 0);
+	if (old->code)
+		code_ranges_remove(&cf->ranges, old->start, (uint32_t)(k - 1));
 	*old = *c;
+	code_ranges_insert(&cf->ranges, c->start, c->size, (uint32_t)(k - 1));
 	cf->held[k - 1] = cf->walk; /* found through the function or the holder: it names c */
 	u64map_put(&cf->by_code, c->code, k);
 	u64map_put(&cf->by_pc, pc, k);
@@ -172,6 +181,7 @@ static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct 
 		return true;
 	}
 	cf->stale++;
+	code_ranges_remove(&cf->ranges, c->start, (uint32_t)slot);
 	memset(c, 0, sizeof(*c));
 	return false;
 }
@@ -181,7 +191,11 @@ const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc)
 	uint64_t k;
 	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code && v8_code_contains(&cf->cache[k - 1], pc))
 		return &cf->cache[k - 1];
-	return NULL;
+	/* a pc not asked before (another return address in known code): the highest range that
+	 * holds it */
+	size_t it = CODE_RANGES_FIRST;
+	long slot = code_ranges_next(&cf->ranges, pc, &it);
+	return slot >= 0 ? &cf->cache[slot] : NULL;
 }
 
 int code_check_ranges(const struct code_finder *cf, const struct v8_layout *L, uint64_t pc,
@@ -206,12 +220,11 @@ static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t
 	const struct v8_code *at = code_cached_at(cf, pc);
 	if (at)
 		return still_there(cf, h, &cf->cache[at - cf->cache], out);
-	for (unsigned i = 0; i < CODE_CACHE_SLOTS; i++) {
-		struct v8_code *c = &cf->cache[i];
-		if (!c->code || !v8_code_contains(c, pc))
-			continue;
-		if (still_there(cf, h, c, out)) {
-			u64map_put(&cf->by_pc, pc, i + 1);
+	size_t it = CODE_RANGES_FIRST;
+	for (long i; (i = code_ranges_next(&cf->ranges, pc, &it)) >= 0;) {
+		/* (a stale one is dropped from the ranges: those below it keep their places) */
+		if (still_there(cf, h, &cf->cache[i], out)) {
+			u64map_put(&cf->by_pc, pc, (uint64_t)i + 1);
 			return true;
 		}
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../util/u64map.h"
+#include "code_ranges.h"
 #include "heap.h"
 
 enum code_tier { CT_OTHER, CT_BASELINE, CT_MAGLEV, CT_TURBOFAN };
@@ -43,6 +44,7 @@ struct code_finder {
 	uint64_t code_map;     /* learned map of Code */
 	unsigned long walk;    /* the walk (sample) being decoded: code_finder_begin_walk */
 	unsigned long *held;   /* per slot: the walk that last saw its instructions' holder name it */
+	struct code_ranges ranges; /* the slots' instructions by start */
 	unsigned long hits, scans, scan_fail, stale;
 };
 
