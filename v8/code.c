@@ -186,11 +186,20 @@ static bool still_there(struct code_finder *cf, const struct v8_heap *h, struct 
 	return false;
 }
 
-const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc)
+/* The slot a code_find of this very pc found before, if it still holds pc (NULL: none). */
+static const struct v8_code *cached_for_pc(const struct code_finder *cf, uint64_t pc)
 {
 	uint64_t k;
 	if (u64map_get(&cf->by_pc, pc, &k) && k && cf->cache[k - 1].code && v8_code_contains(&cf->cache[k - 1], pc))
 		return &cf->cache[k - 1];
+	return NULL;
+}
+
+const struct v8_code *code_cached_at(const struct code_finder *cf, uint64_t pc)
+{
+	const struct v8_code *c = cached_for_pc(cf, pc);
+	if (c)
+		return c;
 	/* a pc not asked before (another return address in known code): the highest range that
 	 * holds it */
 	size_t it = CODE_RANGES_FIRST;
@@ -217,7 +226,9 @@ int code_check_ranges(const struct code_finder *cf, const struct v8_layout *L, u
 static bool from_cache(struct code_finder *cf, const struct v8_heap *h, uint64_t pc,
 		       struct v8_code *out)
 {
-	const struct v8_code *at = code_cached_at(cf, pc);
+	/* a pc found before: its slot; else every cached range that holds it (code_cached_at's
+	 * first may be stale where another is not) */
+	const struct v8_code *at = cached_for_pc(cf, pc);
 	if (at)
 		return still_there(cf, h, &cf->cache[at - cf->cache], out);
 	size_t it = CODE_RANGES_FIRST;
