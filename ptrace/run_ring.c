@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,27 +28,19 @@ int run_ring_open(struct run_ring *r, pid_t tid)
 	if (fd < 0)
 		return -errno;
 	long ps = sysconf(_SC_PAGESIZE);
-	size_t page = ps > 0 ? (size_t)ps : 4096;
 	/* the control page and one data page: 512 records, of which the newest is read */
-	void *map = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		int err = errno;
+	int err = perf_ring_map(&r->ring, fd, 1, ps > 0 ? (size_t)ps : 4096);
+	if (err) {
 		close(fd);
-		return -err;
+		return err;
 	}
-	const struct perf_event_mmap_page *meta = map;
-	uint64_t off = meta->data_offset, size = meta->data_size;
-	if (!off || !size || off + size > 2 * page) /* kernels before 4.1: data follows the first page */
-		off = page, size = page;
-	*r = (struct run_ring){.fd = fd, .map = map, .map_len = 2 * page, .data = (const uint8_t *)map + off,
-			       .data_size = size};
+	r->fd = fd;
 	return 0;
 }
 
 void run_ring_close(struct run_ring *r)
 {
-	if (r->map)
-		munmap(r->map, r->map_len);
+	perf_ring_unmap(&r->ring);
 	if (r->fd >= 0)
 		close(r->fd);
 	run_ring_none(r);
@@ -81,13 +72,12 @@ enum run_look run_ring_look(struct run_ring *r)
 {
 	if (r->fd < 0)
 		return RUN_UNKNOWN;
-	const struct perf_event_mmap_page *meta = r->map;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	enum run_look look = run_ring_decode(r->data, r->data_size, head, r->seen_head, r->seen);
+	uint64_t head = perf_ring_head(&r->ring);
+	enum run_look look = run_ring_decode(r->ring.data, r->ring.data_size, head, r->seen_head, r->seen);
 	/* the kernel writes below head: the record read is written over only after the ring has
 	 * gone round once (512 switches) — then what was read is not trusted */
-	uint64_t now = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	if (head - now >= r->data_size - sizeof(struct perf_event_header))
+	uint64_t now = perf_ring_head(&r->ring);
+	if (head - now >= r->ring.data_size - sizeof(struct perf_event_header))
 		look = RUN_UNKNOWN;
 	r->seen_head = head;
 	r->seen = true;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf_ring.h"
+
 enum run_look {
 	RUN_UNKNOWN,       /* no ring, no record yet, or one that does not read as a switch */
 	RUN_ON_CPU,        /* its newest record: switched in */
@@ -25,10 +27,7 @@ enum run_look {
 
 struct run_ring {
 	int fd; /* -1: none (then every look is RUN_UNKNOWN) */
-	void *map;
-	size_t map_len;
-	const uint8_t *data;
-	uint64_t data_size;
+	struct perf_ring ring;
 	uint64_t seen_head; /* data_head at the last look */
 	bool seen;
 };

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../util/xalloc.h"
+#include "perf_ring.h"
 #include "perf_why.h"
 
 /* the ring's data: 64 KiB hold the newest record, of at most 65,535 bytes (its size field is 16
@@ -24,11 +24,7 @@ enum { RING_DATA_BYTES = 64 << 10 };
 struct switch_ring {
 	pid_t tid;
 	int fd;
-	void *map;
-	size_t map_len;
-	struct perf_event_mmap_page *meta;
-	const uint8_t *data;
-	uint64_t data_size;
+	struct perf_ring ring;
 	bool armed;         /* the ring is open for the stop asked for after armed_ns */
 	uint64_t armed_ns;
 	bool lent;          /* its newest record is lent to a sample: the ring stays shut until it is
@@ -56,11 +52,9 @@ static int open_event(const struct switch_copy *k, pid_t tid)
 
 static void close_ring(struct switch_ring *r)
 {
-	if (r->map)
-		munmap(r->map, r->map_len);
+	perf_ring_unmap(&r->ring);
 	if (r->fd >= 0)
 		close(r->fd);
-	r->map = NULL;
 	r->fd = -1;
 }
 
@@ -73,29 +67,21 @@ static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring 
 	size_t pages = 1; /* a power of two, as perf requires */
 	while (pages * k->page_size < RING_DATA_BYTES)
 		pages <<= 1;
-	size_t len = (1 + pages) * k->page_size;
 	/* read-only: the kernel overwrites what was read or not (no data_tail) */
-	void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		int err = errno;
+	struct perf_ring ring;
+	int err = perf_ring_map(&ring, fd, pages, k->page_size);
+	if (err) {
 		close(fd);
-		return -err;
+		return err;
 	}
 	/* the ring stays shut but for the stops asked for; the event counts from now on */
 	if (ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) != 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-		int err = errno;
-		munmap(map, len);
+		err = errno;
+		perf_ring_unmap(&ring);
 		close(fd);
 		return -err;
 	}
-	*r = (struct switch_ring){.tid = tid, .fd = fd, .map = map, .map_len = len, .meta = map};
-	uint64_t off = r->meta->data_offset, size = r->meta->data_size;
-	if (!off || !size || off + size > len) { /* kernels before 4.1: data follows the first page */
-		off = k->page_size;
-		size = len - k->page_size;
-	}
-	r->data = (const uint8_t *)map + off;
-	r->data_size = size;
+	*r = (struct switch_ring){.tid = tid, .fd = fd, .ring = ring};
 	return 0;
 }
 
@@ -153,10 +139,6 @@ void switch_copy_keep(struct switch_copy *k, bool (*alive)(void *ctx, pid_t tid)
 			drop_ring(k, i);
 }
 
-static uint64_t ring_head(const struct switch_ring *r)
-{
-	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-}
 
 /* Let the kernel write to the ring (true), or not: a flag of the ring, no call to the thread's
  * CPU, which enabling the event takes (tens of microseconds on a VM). */
@@ -202,11 +184,11 @@ bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64
 		return false;
 	r->armed = false;
 	ring_open(r, false);
-	struct switch_ring_view v = {.data = r->data, .size = r->data_size};
+	struct switch_ring_view v = {.data = r->ring.data, .size = r->ring.data_size};
 	memset(out, 0, sizeof(*out));
 	struct switch_record *rec = &out->rec;
 	/* the newest record, of this thread since its ring was opened (not one left from before) */
-	if (switch_ring_newest(&v, ring_head(r), rec) != SWITCH_RECORD_SAMPLE || rec->tid != (uint32_t)tid ||
+	if (switch_ring_newest(&v, perf_ring_head(&r->ring), rec) != SWITCH_RECORD_SAMPLE || rec->tid != (uint32_t)tid ||
 	    !rec->has_regs || rec->time_ns < r->armed_ns) {
 		/* none (its thread is not the one of this tid any more — a reused tid —, or the event
 		 * failed): the ring is made again at the next arm */
