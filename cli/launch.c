@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,11 +25,12 @@ static bool parse_id(const char *s, unsigned long *out)
 	return !errno && !*end && *out < 0xffffffffUL;
 }
 
-bool launch_as_for(struct launch_as *as, const sigset_t *given_mask, bool keep_root,
-		   struct strbuf *why)
+bool launch_as_for(struct launch_as *as, const sigset_t *given_mask,
+		   const struct rlimit *given_nofile, bool keep_root, struct strbuf *why)
 {
 	memset(as, 0, sizeof(*as));
 	as->sigmask = *given_mask;
+	as->nofile = *given_nofile;
 	const char *su = getenv("SUDO_UID");
 	if (keep_root || geteuid() != 0 || !su)
 		return true;
@@ -60,8 +62,10 @@ bool launch_as_for(struct launch_as *as, const sigset_t *given_mask, bool keep_r
 static void __attribute__((noreturn)) child(int go, int err, char *const argv[],
 					     const struct launch_as *as)
 {
-	/* undo v8walk's 1 ns timer slack: the program gets the default */
+	/* undo v8walk's 1 ns timer slack and raised descriptor limit: the program gets what
+	 * v8walk was given (a failure leaves the raised one, which is still within the hard limit) */
 	prctl(PR_SET_TIMERSLACK, 0UL, 0, 0, 0);
+	setrlimit(RLIMIT_NOFILE, &as->nofile);
 	/* and none of the signals v8walk blocks to read them from a signalfd */
 	sigset_t none;
 	sigemptyset(&none);

@@ -7,6 +7,7 @@
 #define V8WALK_LAUNCH_H
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -16,6 +17,7 @@
 /* Who the program runs as, and with which signal mask. */
 struct launch_as {
 	sigset_t sigmask;    /* the mask v8walk itself was given (not the one it samples with) */
+	struct rlimit nofile; /* the descriptor limit it was given (not the one it raised) */
 	bool drop;           /* run as uid/gid with groups (v8walk runs under sudo as root) */
 	uid_t uid;
 	gid_t gid;
@@ -33,8 +35,8 @@ struct launch {
 /* Under sudo (root, SUDO_UID/SUDO_GID set, not keep_root) the program runs as the user who ran
  * sudo, with that user's groups (as py-spy does): *as says so. false with the reason in *why when
  * the SUDO_* variables are malformed. given_mask: the mask v8walk was started with. */
-bool launch_as_for(struct launch_as *as, const sigset_t *given_mask, bool keep_root,
-		   struct strbuf *why);
+bool launch_as_for(struct launch_as *as, const sigset_t *given_mask,
+		   const struct rlimit *given_nofile, bool keep_root, struct strbuf *why);
 /* Fork and hold; false with the reason in *why. The child takes *as's identity and signal mask
  * just before its execve. */
 bool launch_prepare(struct launch *l, char *const argv[], const struct launch_as *as,

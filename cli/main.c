@@ -3,11 +3,23 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 
 #include "export_run.h"
 #include "modes.h"
 #include "options.h"
 #include "version_string.h"
+
+/* A sampled thread holds up to four descriptors (its stat and schedstat files, its stack-copy
+ * and context-switch events): at the usual soft limit of 1,024 the opens fail past ~250 threads.
+ * The soft limit goes up to the hard one (a launched program gets back the one given). */
+static void raise_nofile(const struct rlimit *given)
+{
+	if (given->rlim_cur == RLIM_INFINITY || given->rlim_cur >= given->rlim_max)
+		return;
+	struct rlimit raised = {.rlim_cur = given->rlim_max, .rlim_max = given->rlim_max};
+	setrlimit(RLIMIT_NOFILE, &raised); /* refused: the given limit stands, as before */
+}
 
 static int run_plan(const struct plan *p)
 {
@@ -30,6 +42,7 @@ static int run_plan(const struct plan *p)
 	}
 	/* precise wake-ups for the sampling timer */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	raise_nofile(&p->o.given_nofile);
 	struct options o = p->o; /* export_run_start hands the exporter to the run through it */
 	if (!export_run_start(&o))
 		return EXIT_ERROR;

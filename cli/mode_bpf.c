@@ -199,7 +199,8 @@ static bool start_launch(struct bpf_run *r, int *code)
 	struct strbuf why;
 	sb_init(&why);
 	struct launch_as as;
-	bool ok = launch_as_for(&as, &r->o->given_sigmask, r->o->keep_root, &why) &&
+	bool ok = launch_as_for(&as, &r->o->given_sigmask, &r->o->given_nofile,
+				  r->o->keep_root, &why) &&
 		  launch_prepare(&r->launched, r->o->command, &as, &why);
 	if (!ok) {
 		*code = fail_msg(why.s);

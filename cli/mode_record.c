@@ -180,7 +180,7 @@ static int record_launch(const struct options *o)
 	sb_init(&why);
 	struct launch l;
 	struct launch_as as;
-	if (!launch_as_for(&as, &o->given_sigmask, o->keep_root, &why) ||
+	if (!launch_as_for(&as, &o->given_sigmask, &o->given_nofile, o->keep_root, &why) ||
 	    !launch_prepare(&l, o->command, &as, &why)) {
 		int rc = fail_msg(why.s);
 		sb_free(&why);

@@ -349,6 +349,8 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	memset(plan, 0, sizeof(*plan));
 	struct options *o = &plan->o;
 	sigprocmask(SIG_BLOCK, NULL, &o->given_sigmask); /* before v8walk blocks anything */
+	if (getrlimit(RLIMIT_NOFILE, &o->given_nofile) != 0)
+		o->given_nofile.rlim_cur = o->given_nofile.rlim_max = RLIM_INFINITY; /* leave it */
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
 	o->stack_kb = 64;

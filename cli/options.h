@@ -3,6 +3,7 @@
 #define V8WALK_OPTIONS_H
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -36,6 +37,7 @@ struct options {
 	bool on_cpu;             /* --on-cpu: eBPF samples threads on a CPU only, not their waits */
 	bool keep_root;          /* --keep-root: launch mode under sudo runs the program as root */
 	sigset_t given_sigmask;  /* the signal mask v8walk was started with (a launched program's) */
+	struct rlimit given_nofile; /* its descriptor limit, before it raised its own (ditto) */
 	enum run_mode mode;
 	const struct profile_writer *writer; /* --format, --text, --raw or -o's extension */
 	const char *thread;      /* --thread TID|NAME (cpuprofile) */

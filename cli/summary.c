@@ -3,6 +3,8 @@
 #include "summary.h"
 #include "../util/strbuf.h"
 
+#include <errno.h>
+#include <string.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -127,10 +129,23 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 		fprintf(out, "v8walk: stacks copied by v8walk (process_vm_readv, which waits while the "
 			     "target's threads map or unmap memory): %s\n", k->why_off);
 	const struct tracer *tr = s->tr;
-	if (tr->rings_open < tr->threads_seen)
+	if (tr->rings_open + tr->threads_blind < tr->threads_seen)
 		fprintf(out, "v8walk: whether a thread runs was read from /proc at each tick for %lu of %lu "
 			     "threads (without its context-switch records: %s)\n",
-			tr->threads_seen - tr->rings_open, tr->threads_seen, tr->ring_why);
+			tr->threads_seen - tr->rings_open - tr->threads_blind, tr->threads_seen, tr->ring_why);
+	if (tr->threads_blind) {
+		struct rlimit l;
+		bool full = tr->blind_errno == EMFILE && getrlimit(RLIMIT_NOFILE, &l) == 0 &&
+			    l.rlim_cur != RLIM_INFINITY;
+		fprintf(out, "v8walk: %lu of %lu threads were never sampled: whether they run could not be "
+			     "read (no context-switch records, and their /proc stat file: %s",
+			tr->threads_blind, tr->threads_seen, strerror(tr->blind_errno));
+		if (full)
+			fprintf(out, "; v8walk holds up to 4 descriptors a thread and may open %llu: "
+				     "raise the hard limit, ulimit -Hn",
+				(unsigned long long)l.rlim_cur);
+		fputs(")\n", out);
+	}
 	if (s->copier_why)
 		fprintf(out, "v8walk: stops are not limited (--stop-limit-us): %s\n", s->copier_why);
 	if (st->behind)

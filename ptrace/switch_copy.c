@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/fd_room.h"
 #include "../util/xalloc.h"
 #include "perf_ring.h"
 #include "perf_why.h"
@@ -61,7 +62,7 @@ static void close_ring(struct switch_ring *r)
 /* The event and ring of tid; -errno when either cannot be made (*r untouched then). */
 static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring *r)
 {
-	int fd = open_event(k, tid);
+	int fd = fd_below(open_event(k, tid), k->fd_ceiling);
 	if (fd < 0)
 		return -errno;
 	size_t pages = 1; /* a power of two, as perf requires */
@@ -94,6 +95,7 @@ void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool
 	if (stack_bytes > SWITCH_COPY_MAX_STACK)
 		stack_bytes = SWITCH_COPY_MAX_STACK;
 	k->stack_bytes = (uint32_t)(stack_bytes & ~(size_t)7);
+	k->fd_ceiling = fd_ceiling(64); /* the last 64 for v8walk's own files */
 	if (!want) {
 		snprintf(k->why_off, sizeof(k->why_off), "--stack-copy read");
 		return;

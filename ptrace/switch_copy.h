@@ -58,6 +58,7 @@ struct switch_copy {
 	pid_t pid;
 	uint32_t stack_bytes; /* asked per record (the kernel may copy less: its record size limit) */
 	size_t page_size;
+	int fd_ceiling;       /* events are not kept at or above this descriptor (fd_room.h) */
 	struct switch_ring *rings;
 	size_t nrings, cap;
 	struct switch_copy_stats st;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/fd_room.h"
 #include "../util/xalloc.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -56,13 +57,20 @@ static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
 {
 	t->tid = tid;
 	t->state = TS_RUNNING;
-	t->stat_fd = open_task_file(tr, tid, "stat");
-	t->schedstat_fd = open_task_file(tr, tid, "schedstat");
+	t->stat_fd = fd_below(open_task_file(tr, tid, "stat"), tr->fd_ceiling);
+	int stat_errno = t->stat_fd < 0 ? errno : 0;
+	t->schedstat_fd = fd_below(open_task_file(tr, tid, "schedstat"), tr->fd_ceiling);
 	int err = run_ring_open(&t->ring, tid);
+	if (!err && t->ring.fd >= tr->fd_ceiling) {
+		run_ring_close(&t->ring);
+		err = -EMFILE;
+	}
 	if (!err)
 		tr->rings_open++;
 	else if (!tr->ring_why[0])
 		perf_why(tr->ring_why, sizeof(tr->ring_why), -err, "the kernel refused a context-switch record event");
+	if (err && stat_errno && !tr->threads_blind++)
+		tr->blind_errno = stat_errno;
 	t->last_syscall = -1;
 	t->syscall_fresh = false;
 	read_comm(tr, t);
@@ -129,6 +137,7 @@ void tracer_sleep(struct tracer *tr, uint64_t timeout_ns)
 static void setup(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
 {
 	tr->pid = pid;
+	tr->fd_ceiling = fd_ceiling(128); /* room for v8walk's own files and the stack-copy events */
 	tr->on_stop = cb;
 	tr->cb_ctx = ctx;
 	u64map_init(&tr->by_tid, 0);

@@ -159,10 +159,12 @@ function runnableByAnyone(file) {
   return true;
 }
 
-// Run v8walk to completion. Returns {code, signal, stdout, stderr}.
-function runV8walk(args, { timeoutMs = 120000, env = {}, uid } = {}) {
+// Run v8walk to completion (under `wrap`, a command that runs it: e.g. prlimit and its options).
+// Returns {code, signal, stdout, stderr}.
+function runV8walk(args, { timeoutMs = 120000, env = {}, uid, wrap = [] } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(V8WALK, withMode(args), { env: { ...process.env, ...env }, uid, gid: uid });
+    const argv = [...wrap, V8WALK, ...withMode(args)];
+    const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, uid, gid: uid });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
