@@ -137,33 +137,83 @@ struct utf8_ctx {
 	uint32_t pending_high; /* a high surrogate waiting for its pair (may span chunks) */
 };
 
-static void put_cp(struct utf8_ctx *c, uint32_t cp)
+/* A chunk of one-byte (Latin-1) units: ASCII runs copied whole, the rest two bytes each (a
+ * script's source is read this way: megabytes, once). */
+static void latin1_chunk(struct strbuf *out, const uint8_t *d, size_t n)
 {
-	char b[4];
-	sb_addn(c->out, b, utf8_put(cp, b));
+	char *w = sb_room(out, 2 * n), *start = w;
+	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && d[run] < 0x80)
+			run++;
+		memcpy(w, d + i, run - i);
+		w += run - i;
+		for (i = run; i < n && d[i] >= 0x80; i++) {
+			*w++ = (char)(0xc0 | (d[i] >> 6));
+			*w++ = (char)(0x80 | (d[i] & 0x3f));
+		}
+	}
+	out->len += (size_t)(w - start);
+	out->s[out->len] = 0;
 }
 
 static bool utf8_chunk(void *vctx, const uint8_t *d, size_t n, bool two)
 {
 	struct utf8_ctx *c = vctx;
+	if (!two && !c->pending_high) {
+		latin1_chunk(c->out, d, n);
+		return true;
+	}
+	/* at most 3 bytes a unit (a pair: 4 for 2; a pending high surrogate's U+FFFD: 3 more) */
+	char *w = sb_room(c->out, 3 * n + 3), *start = w;
 	for (size_t i = 0; i < n; i++) {
+		/* most of a script's source: four ASCII units at a time */
+		uint64_t four;
+		while (two && !c->pending_high && i + 4 <= n &&
+		       (memcpy(&four, d + 2 * i, 8), !(four & 0xff80ff80ff80ff80ULL))) {
+			w[0] = (char)d[2 * i], w[1] = (char)d[2 * i + 2];
+			w[2] = (char)d[2 * i + 4], w[3] = (char)d[2 * i + 6];
+			w += 4, i += 4;
+		}
+		if (i == n)
+			break;
 		uint32_t u = two ? (uint32_t)(d[2 * i] | (d[2 * i + 1] << 8)) : d[i];
+		if (u < 0x80 && !c->pending_high) {
+			*w++ = (char)u;
+			continue;
+		}
 		if (c->pending_high) {
 			if (u >= 0xdc00 && u <= 0xdfff) {
-				put_cp(c, 0x10000 + ((c->pending_high - 0xd800) << 10) + (u - 0xdc00));
+				w += utf8_put(0x10000 + ((c->pending_high - 0xd800) << 10) + (u - 0xdc00), w);
 				c->pending_high = 0;
 				continue;
 			}
-			put_cp(c, 0xfffd);
+			w += utf8_put(0xfffd, w);
 			c->pending_high = 0;
 		}
 		if (u >= 0xd800 && u <= 0xdbff)
 			c->pending_high = u;
-		else if (u >= 0xdc00 && u <= 0xdfff)
-			put_cp(c, 0xfffd);
 		else
-			put_cp(c, u);
+			w += utf8_put(u >= 0xdc00 && u <= 0xdfff ? 0xfffd : u, w);
 	}
+	c->out->len += (size_t)(w - start);
+	c->out->s[c->out->len] = 0;
+	return true;
+}
+
+bool v8_string_utf8_range(const struct v8_heap *h, uint64_t str, size_t from, size_t to,
+			  struct strbuf *out)
+{
+	size_t mark = out->len;
+	struct utf8_ctx c = {.out = out};
+	if (!v8_string_walk(h, str, from, to, utf8_chunk, &c)) {
+		out->len = mark;
+		if (out->s)
+			out->s[mark] = 0;
+		return false;
+	}
+	if (c.pending_high)
+		sb_add(out, "\xef\xbf\xbd"); /* U+FFFD */
 	return true;
 }
 
@@ -172,16 +222,5 @@ bool v8_string_utf8(const struct v8_heap *h, uint64_t str, size_t max_units, str
 	int64_t len = v8_string_length(h, str);
 	if (len < 0)
 		return false;
-	size_t to = (size_t)len < max_units ? (size_t)len : max_units;
-	size_t mark = out->len;
-	struct utf8_ctx c = {.out = out};
-	if (!v8_string_walk(h, str, 0, to, utf8_chunk, &c)) {
-		out->len = mark;
-		if (out->s)
-			out->s[mark] = 0;
-		return false;
-	}
-	if (c.pending_high)
-		put_cp(&c, 0xfffd);
-	return true;
+	return v8_string_utf8_range(h, str, 0, (size_t)len < max_units ? (size_t)len : max_units, out);
 }

@@ -25,6 +25,10 @@ bool v8_string_walk(const struct v8_heap *h, uint64_t str, size_t from, size_t t
 /* Append the first max_units code units as UTF-8 (Latin-1 and UTF-16 converted; lone surrogates
  * become U+FFFD). Returns false (appending nothing) when the string cannot be read. */
 bool v8_string_utf8(const struct v8_heap *h, uint64_t str, size_t max_units, struct strbuf *out);
+/* The same for the code units [from, to) (a unit at `from` that is the second of a pair becomes
+ * U+FFFD). */
+bool v8_string_utf8_range(const struct v8_heap *h, uint64_t str, size_t from, size_t to,
+			  struct strbuf *out);
 
 /* UTF-8 encoding helpers, shared with tests */
 size_t utf8_put(uint32_t cp, char out[4]);

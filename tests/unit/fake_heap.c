@@ -134,7 +134,8 @@ static uint64_t str_header(struct fake_heap *fh, int type, size_t size, int len)
 {
 	uint64_t s = fh_obj(fh, type, size);
 	fh_set32(fh, s, 8, 0);   /* raw hash */
-	fh_set32(fh, s, 12, (uint32_t)len);
+	uint32_t n = (uint32_t)len; /* all 32 bits (fh_set32 writes a map's u16 type at 12) */
+	memcpy(fh_ptr(fh, s - 1 + 12), &n, 4);
 	return s;
 }
 

@@ -13,9 +13,11 @@
 #include "../../sourcemap/json.h"
 #include "../../sourcemap/locate.h"
 #include "../../sourcemap/safe_read.h"
+#include "../../sourcemap/script_text.h"
 #include "../../sourcemap/sourcemap.h"
 #include "../../sourcemap/store.h"
 #include "../../sourcemap/vlq.h"
+#include "../../v8/strings.h"
 #include "fake_heap.h"
 
 static const char *parse_err(const char *json)
@@ -287,6 +289,58 @@ static const char *resolve(const char *script, const char *url)
 	if (w == SM_AT_NONE)
 		return NULL;
 	return path.s;
+}
+
+/* An inline map on a last line longer than the first tail read (a bundle's): the tail grows, the
+ * units before what was read each time put in front of it, until the line's start is in it; the
+ * text is then the source's last units, as one conversion of them gives it (one-byte and two-byte
+ * sources, a pair and a non-Latin-1 character inside the line). */
+Test(locate, a_long_last_line_is_read_whole_once)
+{
+	struct fake_heap fh;
+	fh_init(&fh);
+	enum { CODE = 80000, URL = 200000 };
+	const char *key = "//# sourceMappingURL=data:,";
+	size_t klen = strlen(key), n = CODE + 1 + klen + URL + 1;
+	uint16_t *u = malloc(n * sizeof(*u));
+	char *one = malloc(n + 1);
+	for (size_t i = 0; i < CODE; i++)
+		u[i] = i % 61 == 60 ? '\n' : (uint16_t)('a' + i % 26);
+	u[CODE] = '\n';
+	for (size_t i = 0; i < klen; i++)
+		u[CODE + 1 + i] = (uint8_t)key[i];
+	for (size_t i = 0; i < URL; i++)
+		u[CODE + 1 + klen + i] = (uint16_t)('A' + i % 26);
+	u[n - 1] = '\n';
+	for (size_t i = 0; i < n; i++)
+		one[i] = (char)u[i];
+	one[n] = 0;
+	struct strbuf tail, want;
+	sb_init(&tail);
+	sb_init(&want);
+	for (int two = 0; two < 2; two++) {
+		if (two) { /* a pair, and a character beyond Latin-1, inside the long line */
+			u[n - 70000] = 0xd83d, u[n - 69999] = 0xde00, u[n - 5] = 0x65e5;
+		}
+		uint64_t src = two ? fh_str2(&fh, u, (int)n) : fh_str1(&fh, one);
+		cr_assert(sm_source_tail(&fh.h, src, SM_MAX_TAIL_UNITS, &tail));
+		/* 64 Ki, 128 Ki, then 256 Ki units: the first with the line's start */
+		size_t take = 256 << 10;
+		sb_reset(&want);
+		cr_assert(v8_string_utf8_range(&fh.h, src, n - take, n, &want));
+		cr_assert_eq(tail.len, want.len, "%s: %zu bytes, want %zu", two ? "two-byte" : "one-byte",
+			     tail.len, want.len);
+		cr_assert(!memcmp(tail.s, want.s, want.len));
+		const char *url;
+		size_t ulen;
+		cr_assert(sm_find_comment(tail.s, tail.len, &url, &ulen));
+		cr_assert_eq(ulen, strlen("data:,") + URL + (two ? 4 : 0), "the URL is the whole line's");
+	}
+	sb_free(&tail);
+	sb_free(&want);
+	free(u);
+	free(one);
+	fh_free(&fh);
 }
 
 Test(locate, resolves_like_node)

@@ -123,12 +123,24 @@ static uint64_t script_with_source(uint64_t source)
 	return s;
 }
 
+/* A script cache over its own name table (freed by scripts_free). */
+static void scripts_init(struct script_cache *sc, struct intern *names)
+{
+	intern_init(names);
+	script_cache_init(sc, names);
+}
+
+static void scripts_free(struct script_cache *sc, struct intern *names)
+{
+	script_cache_free(sc);
+	intern_free(names);
+}
+
 Test(strings, line_table_from_source_handles_crlf_cr_and_cons)
 {
 	struct intern names;
-	intern_init(&names);
 	struct script_cache sc;
-	script_cache_init(&sc, &names);
+	scripts_init(&sc, &names);
 	/* lines: "ab\r\n" "c\r" "d\n" "efg" (CRLF, lone CR, LF, unterminated last line), split in a cons */
 	uint64_t src = fh_cons(&fh, fh_str1(&fh, "ab\r\nc"), fh_str1(&fh, "\rd\nefg"));
 	struct v8_script *s = script_get(&sc, &fh.h, script_with_source(src));
@@ -147,16 +159,14 @@ Test(strings, line_table_from_source_handles_crlf_cr_and_cons)
 	cr_assert_eq(line, 4);
 	cr_assert_eq(col, 3);
 	cr_assert_not(script_position(&sc, &fh.h, s, 99, &line, &col));
-	script_cache_free(&sc);
-	intern_free(&names);
+	scripts_free(&sc, &names);
 }
 
 Test(strings, line_table_prefers_script_line_ends)
 {
 	struct intern names;
-	intern_init(&names);
 	struct script_cache sc;
-	script_cache_init(&sc, &names);
+	scripts_init(&sc, &names);
 	uint64_t script = script_with_source(fh_str1(&fh, "this source is not scanned"));
 	uint64_t le = fh_obj(&fh, FT_FIXED_ARRAY, 16 + 3 * 8);
 	fh_set(&fh, le, 8, fh_smi(3));
@@ -170,8 +180,7 @@ Test(strings, line_table_prefers_script_line_ends)
 	cr_assert_eq(line, 3);
 	cr_assert_eq(col, 6);
 	cr_assert(s->from_line_ends);
-	script_cache_free(&sc);
-	intern_free(&names);
+	scripts_free(&sc, &names);
 }
 
 /* A source that cannot be read at first (as in launch mode, the first lookups of a script just
@@ -179,9 +188,8 @@ Test(strings, line_table_prefers_script_line_ends)
 Test(strings, failed_scan_is_tried_again_later)
 {
 	struct intern names;
-	intern_init(&names);
 	struct script_cache sc;
-	script_cache_init(&sc, &names);
+	scripts_init(&sc, &names);
 	uint64_t src = fh_str1(&fh, "a\nb\nc");
 	uint64_t map;
 	memcpy(&map, fh_ptr(&fh, src - 1), 8);
@@ -197,8 +205,7 @@ Test(strings, failed_scan_is_tried_again_later)
 		cr_assert_lt(++lookups, 1 << SCRIPT_SCAN_BACKOFF_MAX, "tried again within the backoff");
 	cr_assert_eq(line, 3);
 	cr_assert_eq(col, 1);
-	script_cache_free(&sc);
-	intern_free(&names);
+	scripts_free(&sc, &names);
 }
 
 Test(strings, line_table_lookup_edges)
@@ -216,9 +223,8 @@ Test(strings, line_table_lookup_edges)
 Test(strings, line_tables_stay_within_their_budget)
 {
 	struct intern names;
-	intern_init(&names);
 	struct script_cache sc;
-	script_cache_init(&sc, &names);
+	scripts_init(&sc, &names);
 	sc.line_budget = 4 * sizeof(uint32_t); /* room for one table of four lines */
 	struct v8_script *a = script_get(&sc, &fh.h, script_with_source(fh_str1(&fh, "a\nb\nc\nd")));
 	struct v8_script *b = script_get(&sc, &fh.h, script_with_source(fh_str1(&fh, "x\ny\nz")));
@@ -241,6 +247,113 @@ Test(strings, line_tables_stay_within_their_budget)
 	fclose(out);
 	cr_assert(strstr(said, "the line tables of process 7's scripts reached their budget"), "%s", said);
 	free(said);
-	script_cache_free(&sc);
-	intern_free(&names);
+	scripts_free(&sc, &names);
+}
+
+/* Units drawn to exercise the word-at-a-time paths: mostly ASCII runs, then line terminators and
+ * their near misses (0x0a0a, 0x0d00, 0x2027, 0x202a, tab, 0x0b), Latin-1, and surrogates alone
+ * and in pairs. */
+static uint16_t random_unit(unsigned *seed, bool two)
+{
+	static const uint16_t rare2[] = {'\n', '\r', 0x2028, 0x2029, 0x0a0a, 0x0d00, 0x2027, 0x202a,
+					 '\t', 0x0b, 0xe9, 0x65e5, 0xd83d, 0xde00, 0xdbff, 0xdc00};
+	static const uint16_t rare1[] = {'\n', '\r', '\t', 0x0b, 0xe9, 0x85, 0xa8, 0xff};
+	*seed = *seed * 1103515245u + 12345u;
+	unsigned r = (*seed >> 16) & 0x7fff;
+	if (r % 8)
+		return (uint16_t)(' ' + r % 95);
+	return two ? rare2[r / 8 % 16] : rare1[r / 8 % 8];
+}
+
+/* V8's line ends, unit by unit (String::CalculateLineEnds), for comparing with the scan */
+static size_t reference_ends(const uint16_t *u, size_t n, uint32_t *ends)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u[i] == '\n' || u[i] == 0x2028 || u[i] == 0x2029 || (u[i] == '\r' && (i + 1 == n || u[i + 1] != '\n')))
+			ends[k++] = (uint32_t)i;
+	if (k == 0 || ends[k - 1] + 1 < n)
+		ends[k++] = (uint32_t)n;
+	return k;
+}
+
+Test(strings, line_ends_scanned_word_at_a_time_are_those_unit_by_unit)
+{
+	struct intern names;
+	struct script_cache sc;
+	scripts_init(&sc, &names);
+	unsigned seed = 7;
+	uint16_t u[300];
+	char one[301];
+	uint32_t want[302];
+	for (int round = 0; round < 400; round++) {
+		bool two = round % 2;
+		size_t n = 1 + (size_t)round * 7 % 300; /* every alignment of the words */
+		for (size_t i = 0; i < n; i++) {
+			u[i] = random_unit(&seed, two);
+			one[i] = (char)u[i];
+		}
+		one[n] = 0;
+		if (!two)
+			for (size_t i = 0; i < n; i++)
+				if (!one[i])
+					one[i] = 'x', u[i] = 'x';
+		uint64_t src = two ? fh_str2(&fh, u, (int)n) : fh_str1(&fh, one);
+		struct v8_script *s = script_get(&sc, &fh.h, script_with_source(src));
+		int32_t line, col;
+		cr_assert(script_position(&sc, &fh.h, s, 0, &line, &col));
+		size_t k = reference_ends(u, n, want);
+		cr_assert_eq(s->nends, k, "round %d (%s, %zu units): %zu ends, want %zu", round,
+			     two ? "two-byte" : "one-byte", n, s->nends, k);
+		for (size_t i = 0; i < k; i++)
+			cr_assert_eq(s->ends[i], want[i], "round %d: end %zu at %u, want %u", round, i,
+				     s->ends[i], want[i]);
+		script_cache_begin_walk(&sc);
+	}
+	scripts_free(&sc, &names);
+}
+
+/* UTF-8 unit by unit (pairs joined, lone surrogates U+FFFD), for comparing with the conversion */
+static void reference_utf8(const uint16_t *u, size_t n, struct strbuf *b)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t cp = u[i];
+		if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff)
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (u[++i] - 0xdc00);
+		else if (cp >= 0xd800 && cp <= 0xdfff)
+			cp = 0xfffd;
+		char e[4];
+		sb_addn(b, e, utf8_put(cp, e));
+	}
+}
+
+Test(strings, utf8_word_at_a_time_is_unit_by_unit)
+{
+	unsigned seed = 11;
+	uint16_t u[300];
+	char one[301];
+	struct strbuf want;
+	sb_init(&want);
+	for (int round = 0; round < 400; round++) {
+		bool two = round % 2;
+		size_t n = 1 + (size_t)round * 7 % 300;
+		for (size_t i = 0; i < n; i++) {
+			u[i] = random_unit(&seed, two);
+			if (!two && !u[i])
+				u[i] = 'x';
+			one[i] = (char)u[i];
+		}
+		one[n] = 0;
+		uint64_t str = two ? fh_str2(&fh, u, (int)n) : fh_str1(&fh, one);
+		/* a range from inside: a pair cut at its start reads as U+FFFD */
+		for (size_t from = 0; from < n; from += 1 + n / 5) {
+			sb_reset(&want);
+			reference_utf8(u + from, n - from, &want);
+			sb_reset(&out);
+			cr_assert(v8_string_utf8_range(&fh.h, str, from, n, &out));
+			cr_assert_eq(out.len, want.len, "round %d from %zu: %zu bytes, want %zu", round, from, out.len, want.len);
+			cr_assert(!memcmp(out.s, want.s, want.len), "round %d from %zu", round, from);
+		}
+	}
+	sb_free(&want);
 }
