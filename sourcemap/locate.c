@@ -51,26 +51,27 @@ bool sm_find_comment(const char *text, size_t len, const char **url, size_t *ule
 {
 	static const char key[] = "sourceMappingURL=";
 	const size_t klen = sizeof(key) - 1;
-	if (len < klen)
-		return false;
-	for (size_t i = len - klen + 1; i-- > 0;) {
-		if (text[i] != 's' || memcmp(text + i, key, klen) != 0)
-			continue;
-		enum comment_kind k = comment_before(text, text + i);
+	bool found = false;
+	/* every occurrence, front to back (memmem: a bundle's megabytes are searched at memory
+	 * speed), the last that is a comment's kept */
+	for (const char *at = text, *end = text + len;
+	     (at = memmem(at, (size_t)(end - at), key, klen)) != NULL; at++) {
+		enum comment_kind k = comment_before(text, at);
 		if (k == NOT_A_COMMENT)
 			continue;
-		const char *u = text + i + klen, *e = u;
-		while (e < text + len && !is_space(*e))
+		const char *u = at + klen, *e = u;
+		while (e < end && !is_space(*e))
 			e++;
 		if (k == BLOCK_COMMENT && e - u >= 2 && e[-2] == '*' && e[-1] == '/')
 			e -= 2; /* "/" "*# sourceMappingURL=b.map*" "/" */
-		if (e == u || !ends_after_url(u, e, text + len, k))
+		if (e == u || !ends_after_url(u, e, end, k))
 			continue;
 		*url = u;
 		*ulen = (size_t)(e - u);
-		return true;
+		found = true;
+		at = e - 1; /* the next key is after this URL */
 	}
-	return false;
+	return found;
 }
 
 static bool has_scheme(const char *s, size_t n, size_t *colon)

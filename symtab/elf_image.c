@@ -45,13 +45,34 @@ static void read_phdrs(struct elf_image *img)
 	}
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* A stable radix sort, a byte of the address a pass (passes where every address has the same byte
+ * are skipped), after a pass that puts the sized first. node's 150,000 functions from .symtab and
+ * .dynsym took qsort ~60 ms of every attach. */
+void elf_sym_sort(struct elf_sym *a, size_t n)
 {
-	const struct elf_sym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* at one address, the sized symbol first */
-	return (y->size != 0) - (x->size != 0);
+	if (n < 2)
+		return;
+	struct elf_sym *tmp = xmalloc(n * sizeof(*tmp));
+	size_t w = 0;
+	for (int sized = 1; sized >= 0; sized--)
+		for (size_t i = 0; i < n; i++)
+			if ((a[i].size != 0) == sized)
+				tmp[w++] = a[i];
+	memcpy(a, tmp, n * sizeof(*a));
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[a[i].addr >> shift & 0xff]++;
+		if (count[a[0].addr >> shift & 0xff] == n)
+			continue; /* one byte for all */
+		size_t at[256], sum = 0;
+		for (int b = 0; b < 256; b++)
+			at[b] = sum, sum += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[at[a[i].addr >> shift & 0xff]++] = a[i];
+		memcpy(a, tmp, n * sizeof(*a));
+	}
+	free(tmp);
 }
 
 struct collect_ctx {
@@ -100,7 +121,7 @@ static void index_funcs(struct elf_image *img)
 		elf_image_foreach_sym(img->debug, collect_func, &c);
 	if (!img->nfuncs)
 		return;
-	qsort(img->funcs, img->nfuncs, sizeof(*img->funcs), cmp_sym);
+	elf_sym_sort(img->funcs, img->nfuncs);
 	size_t w = 0;
 	for (size_t i = 0; i < img->nfuncs; i++) {
 		if (w && img->funcs[w - 1].addr == img->funcs[i].addr)

@@ -68,6 +68,9 @@ size_t elf_image_read_file(const struct elf_image *img, uint64_t off, void *buf,
 bool elf_image_offset_to_vaddr(const struct elf_image *img, uint64_t off, uint64_t *vaddr);
 /* The function symbol containing vaddr (size-0 symbols extend to the next one, bounded). */
 const struct elf_sym *elf_image_func_at(const struct elf_image *img, uint64_t vaddr);
+/* Order symbols by address, the sized before the unsized at one address, the rest in the order
+ * given (how the function index is built; shared with tests). */
+void elf_sym_sort(struct elf_sym *a, size_t n);
 
 /* Visit every symbol of .symtab and .dynsym (any type); stop when cb returns false. */
 typedef bool (*elf_sym_cb)(void *ctx, const char *name, uint64_t value, uint64_t size, int type,

@@ -319,3 +319,73 @@ Test(elf_image, frame_data_found_only_through_pt_gnu_eh_frame_is_checked)
 	cr_assert_not_null(elf_image_cfi(img));
 	elf_image_close(img);
 }
+
+struct func_check {
+	const struct elf_image *img;
+	unsigned long checked;
+};
+
+static bool func_is_indexed(void *vctx, const char *name, uint64_t value, uint64_t size, int type,
+			    int shndx)
+{
+	struct func_check *c = vctx;
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || shndx == SHN_UNDEF || value == 0 || !*name)
+		return true;
+	const struct elf_sym *f = elf_image_func_at(c->img, value);
+	cr_assert_not_null(f, "%s at %#lx is indexed", name, (unsigned long)value);
+	cr_assert_eq(f->addr, value, "%s at %#lx: the function there starts there", name, (unsigned long)value);
+	if (size)
+		cr_assert_neq(f->size, 0, "%s at %#lx: a sized symbol there is kept before an unsized one", name,
+			      (unsigned long)value);
+	c->checked++;
+	return true;
+}
+
+/* The function index of a real file (this test binary, thousands of functions): ordered by address,
+ * one symbol an address, every function symbol found at its address, a sized one kept there
+ * before an unsized one. */
+Test(elf_image, the_function_index_of_a_real_file_is_ordered_and_whole)
+{
+	const char *err = NULL;
+	struct elf_image *img = elf_image_open("/proc/self/exe", &err);
+	cr_assert_not_null(img, "%s", err ? err : "");
+	cr_assert_gt(img->nfuncs, 1000);
+	for (size_t i = 1; i < img->nfuncs; i++)
+		cr_assert_lt(img->funcs[i - 1].addr, img->funcs[i].addr, "entries %zu and %zu", i - 1, i);
+	struct func_check c = {.img = img};
+	elf_image_foreach_sym(img, func_is_indexed, &c);
+	cr_assert_gt(c.checked, 1000);
+	elf_image_close(img);
+}
+
+/* The sort under the index against its definition: by address, sized first at one address, else
+ * in the order given; addresses over all 64 bits, runs of equal ones, n of 0 to 2,000. */
+Test(elf_image, symbols_sort_by_address_sized_first_else_as_given)
+{
+	unsigned seed = 3;
+	struct elf_sym *a = malloc(2000 * sizeof(*a));
+	for (size_t n = 0; n <= 2000; n = n < 10 ? n + 1 : n * 3 / 2) {
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			uint64_t r = seed >> 8;
+			/* few distinct addresses, so that many share one; some with high bytes set */
+			uint64_t addr = (r % 97) << (r % 3 ? 4 : 40);
+			a[i] = (struct elf_sym){.addr = addr, .size = r % 4 ? 16 : 0, .name = (const char *)(uintptr_t)(i + 1)};
+		}
+		elf_sym_sort(a, n);
+		for (size_t i = 1; i < n; i++) {
+			const struct elf_sym *x = &a[i - 1], *y = &a[i];
+			cr_assert_leq(x->addr, y->addr, "n %zu: entries %zu and %zu by address", n, i - 1, i);
+			if (x->addr != y->addr)
+				continue;
+			cr_assert(x->size || !y->size, "n %zu: entry %zu sized before an unsized one", n, i - 1);
+			if (!x->size == !y->size)
+				cr_assert_lt((uintptr_t)x->name, (uintptr_t)y->name, "n %zu: as given at one address", n);
+		}
+		size_t sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += (uintptr_t)a[i].name;
+		cr_assert_eq(sum, n * (n + 1) / 2, "n %zu: every entry once", n);
+	}
+	free(a);
+}
