@@ -27,6 +27,9 @@
 // With BENCH_COMPARE=PATH (another v8walk binary, e.g. the last release's), one more phase a round
 // per sampler at the first rate, run by that binary and marked "[B]": a change's cost measured side
 // by side with the code before it, on the same target in the same rounds.
+// Then, with BENCH_LONG_S=S (default 20; 0: none), each sampler at the first rate (and the compared
+// binary) once more for S s, marked "S s": its CPU½ and reads½ (the second half of --duration) are
+// then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.
 // Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
 // each of BENCH_TPUT_CONFIGS (default "ptrace:99 ptrace:999 bpf:99 bpf:999"), N pairs of phases of
 // BENCH_TPUT_PHASE_S (default 3) s — unprofiled and profiled, back to back, the order alternating
@@ -37,7 +40,7 @@
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
 //   [--workloads a,b] (env: BENCH_ROUNDS=2, BENCH_PHASE_S=6, BENCH_RATES="99 999",
-//   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1, BENCH_COMPARE=; --quick: 1 round of 3 s phases on the quick workloads)
+//   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1, BENCH_COMPARE=, BENCH_LONG_S=20; --quick: 1 round of 3 s phases on the quick workloads)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -60,6 +63,7 @@ const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filte
 const SATURATE = process.env.BENCH_SATURATE !== '0';
 const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 0);
 const COMPARE = process.env.BENCH_COMPARE || '';
+const LONG_S = Number(process.env.BENCH_LONG_S ?? (QUICK ? 0 : 20));
 const TPUT_PAIRS = Number(process.env.BENCH_TPUT_PAIRS ?? (QUICK ? 0 : 8));
 const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 3);
 const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 ptrace:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
@@ -268,6 +272,19 @@ function schedule(round) {
   return [{ tool: 'none', name: 'unprofiled' }, ...order.slice(0, half), { tool: 'none', name: 'unprofiled' }, ...order.slice(half), ...busy];
 }
 
+// The long phases: each sampler at the first rate (and the compared binary's) for LONG_S s once a
+// workload's rounds are done, so that the second half of --duration (CPU½, reads½) is a steady
+// state well past attaching — in a PHASE_S phase it is seconds 3 to 6, while the caches still
+// fill. Their ratios are to the last round's unprofiled phases.
+function longConfigs() {
+  const out = [];
+  for (const tool of LONG_S ? SAMPLERS : []) {
+    out.push({ tool, hz: RATES[0], name: `${tool} ${RATES[0]} Hz ${LONG_S} s` });
+    if (COMPARE) out.push({ tool, hz: RATES[0], bin: COMPARE, name: `${tool} ${RATES[0]} Hz [B] ${LONG_S} s` });
+  }
+  return out;
+}
+
 async function measureWorkload(w) {
   const target = w.kind === 'server' ? await startServerTarget(w) : await startLoopTarget(w);
   try {
@@ -275,15 +292,16 @@ async function measureWorkload(w) {
     if (target.kind === 'server') await target.load(3);
     else await sleep(3000);
     const phases = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const c of schedule(r)) {
-        const m = await phase(target, c);
-        m.round = r;
-        phases.push(m);
-        process.stderr.write(`  ${w.name} round ${r + 1}: ${c.name.padEnd(14)}` + (m.server ? ` ${m.rate.toFixed(1)} req/s` : '') +
-          ` target on CPU ${(100 * m.targetCpuShare).toFixed(0)}%` +
-          (m.profiler && m.profiler.pauseMedianUs !== undefined ? `, pause median ${m.profiler.pauseMedianUs} us` : '') + '\n');
-      }
+    const runs = [];
+    for (let r = 0; r < ROUNDS; r++) for (const c of schedule(r)) runs.push({ c, r, s: PHASE_S });
+    for (const c of longConfigs()) runs.push({ c, r: ROUNDS - 1, s: LONG_S });
+    for (const { c, r, s } of runs) {
+      const m = await phase(target, c, s);
+      m.round = r;
+      phases.push(m);
+      process.stderr.write(`  ${w.name} round ${r + 1}: ${c.name.padEnd(14)}` + (m.server ? ` ${m.rate.toFixed(1)} req/s` : '') +
+        ` target on CPU ${(100 * m.targetCpuShare).toFixed(0)}%` +
+        (m.profiler && m.profiler.pauseMedianUs !== undefined ? `, pause median ${m.profiler.pauseMedianUs} us` : '') + '\n');
     }
     const pairs = await measurePairs(w, target);
     await target.finish();
@@ -431,7 +449,7 @@ function printTable(result, rows) {
     else cells.push(f1(r.gaps && r.gaps.perSecond).padStart(7), f1(r.gaps && r.gaps.p99Us, 0).padStart(8), f1(r.gaps && r.gaps.maxUs, 0).padStart(8), f1(r.gaps && r.gaps.attachMaxUs, 0).padStart(9));
     cells.push(f1(r.perCpuRatio, 3).padStart(9), `${f1(100 * r.targetCpu, 0)}%`.padStart(7), f1(r.pauseMedianUs, 0).padStart(10), f1(r.pauseP99Us, 0).padStart(7), f1(r.pauseMaxUs, 0).padStart(7), f1(r.pauseOverFloor, 2).padStart(7), f1(r.pauseOverKFloor, 2).padStart(8), f1(r.kernelCopyPercent, 1).padStart(8), f1(r.allPauseMedianUs, 0).padStart(8),
       f1(r.readsPerSample).padStart(6), f1(r.steadyReads).padStart(7), f1(r.cpuPercent).padStart(6), f1(r.steadyCpuPercent).padStart(6), f1(r.missedPercent, 2).padStart(8), (r.tool === 'ptrace' ? f1(r.latePercent, 2) : '—').padStart(6), String(r.behind ?? '—').padStart(7), String(r.samples ?? '—').padStart(8));
-    if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s for a ${PHASE_S} s --duration (${r.overran} phase(s) stopped)`);
+    if (r.overran) cells.push(` ran ${f1(r.longestRunS, 0)} s, past its --duration (${r.overran} phase(s) stopped)`);
     console.log(cells.join(' '));
   }
 }
@@ -457,8 +475,9 @@ async function main() {
     'or was stopped). gaps: the target\'s own hot-loop probe, gaps > 20 µs (per second, p99 and max in µs; 1st 0.7s: the longest gap between the profiler\'s start and the window, i.e. attaching and the first samples). pause: v8walk\'s summary ' +
     '(ptrace, the main thread\'s stops: the thread the floor probe stops; eBPF never stops the target) or the floor probe\'s. ' +
     '÷floor: v8walk\'s main-thread pause median ÷ the floor probe\'s (process_vm_readv) at the same rate in the same run; ÷kfloor: ÷ the floor probe\'s copying as v8walk does by default (the kernel at the stop, "floor k"); k-copy%: the stops whose stack the kernel copied. all p50: v8walk\'s pause median over every thread it stopped. reads, CPU %: over the whole phase ' +
-    '(attaching and the first samples included); reads½, CPU½: over the second half of v8walk\'s --duration, caches warm (its ' +
-    '"steady state" line). missed%: ticks no sample stands for; late%: of the samples, ptrace\'s ticks that came while the ' +
+    '(attaching and the first samples included); reads½, CPU½: over the second half of v8walk\'s --duration (its "steady state" ' +
+    `line): seconds ${PHASE_S / 2}-${PHASE_S} after attaching, while caches still fill` + (LONG_S ? `; in the "${LONG_S} s" rows, run once after the rounds, seconds ${LONG_S / 2}-${LONG_S}` : '') +
+    '. missed%: ticks no sample stands for; late%: of the samples, ptrace\'s ticks that came while the ' +
     'thread\'s stop was on its way (it waited for a CPU), which that stop stands for.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify({ node: version, cpus: os.cpus().length, rounds: ROUNDS, phaseS: PHASE_S, settleS: SETTLE_S, results }, null, 1));

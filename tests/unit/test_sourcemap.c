@@ -291,10 +291,10 @@ static const char *resolve(const char *script, const char *url)
 	return path.s;
 }
 
-/* An inline map on a last line longer than the first tail read (a bundle's): the tail grows, the
- * units before what was read each time put in front of it, until the line's start is in it; the
- * text is then the source's last units, as one conversion of them gives it (one-byte and two-byte
- * sources, a pair and a non-Latin-1 character inside the line). */
+/* An inline map on a last line longer than the first tail read (a bundle's): the tail doubles
+ * until the line's start is in it; the text is then the source's last units, as one conversion of
+ * them gives it (one-byte and two-byte sources, a pair and a non-Latin-1 character inside the
+ * line). */
 Test(locate, a_long_last_line_is_read_whole_once)
 {
 	struct fake_heap fh;
