@@ -51,6 +51,8 @@ bool sm_find_comment(const char *text, size_t len, const char **url, size_t *ule
 {
 	static const char key[] = "sourceMappingURL=";
 	const size_t klen = sizeof(key) - 1;
+	if (len < klen)
+		return false; /* (and text may be NULL: an empty buffer) */
 	bool found = false;
 	/* every occurrence, front to back (memmem: a bundle's megabytes are searched at memory
 	 * speed), the last that is a comment's kept */

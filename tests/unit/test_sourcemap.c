@@ -336,6 +336,15 @@ Test(locate, a_long_last_line_is_read_whole_once)
 		cr_assert(sm_find_comment(tail.s, tail.len, &url, &ulen));
 		cr_assert_eq(ulen, strlen("data:,") + URL + (two ? 4 : 0), "the URL is the whole line's");
 	}
+	/* an empty source: an empty tail (its buffer never allocated), no comment in it */
+	struct strbuf empty;
+	sb_init(&empty);
+	cr_assert(sm_source_tail(&fh.h, fh_str1(&fh, ""), SM_MAX_TAIL_UNITS, &empty));
+	cr_assert_eq(empty.len, 0);
+	const char *url;
+	size_t ulen;
+	cr_assert_not(sm_find_comment(empty.s, empty.len, &url, &ulen));
+	sb_free(&empty);
 	sb_free(&tail);
 	sb_free(&want);
 	free(u);
