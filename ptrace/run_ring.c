@@ -7,13 +7,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../util/fd_room.h"
+
 void run_ring_none(struct run_ring *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 }
 
-int run_ring_open(struct run_ring *r, pid_t tid)
+int run_ring_open(struct run_ring *r, pid_t tid, int fd_ceiling)
 {
 	run_ring_none(r);
 	struct perf_event_attr a = {
@@ -24,7 +26,7 @@ int run_ring_open(struct run_ring *r, pid_t tid)
 		.exclude_hv = 1,
 		.write_backward = 1, /* newest at data_head, written over the oldest: never full */
 	};
-	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = fd_below((int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC), fd_ceiling);
 	if (fd < 0)
 		return -errno;
 	long ps = sysconf(_SC_PAGESIZE);

@@ -34,8 +34,9 @@ struct run_ring {
 
 /* A ring that is not open (fd -1). */
 void run_ring_none(struct run_ring *r);
-/* Open tid's event and ring; 0, or -errno (then r is left without a ring). */
-int run_ring_open(struct run_ring *r, pid_t tid);
+/* Open tid's event and ring, its descriptor below fd_ceiling (fd_room.h: else -EMFILE); 0, or
+ * -errno (then r is left without a ring). */
+int run_ring_open(struct run_ring *r, pid_t tid, int fd_ceiling);
 void run_ring_close(struct run_ring *r);
 /* What the newest record says, and whether the ring moved since the last look. */
 enum run_look run_ring_look(struct run_ring *r);

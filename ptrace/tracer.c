@@ -60,11 +60,7 @@ static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
 	t->stat_fd = fd_below(open_task_file(tr, tid, "stat"), tr->fd_ceiling);
 	int stat_errno = t->stat_fd < 0 ? errno : 0;
 	t->schedstat_fd = fd_below(open_task_file(tr, tid, "schedstat"), tr->fd_ceiling);
-	int err = run_ring_open(&t->ring, tid);
-	if (!err && t->ring.fd >= tr->fd_ceiling) {
-		run_ring_close(&t->ring);
-		err = -EMFILE;
-	}
+	int err = run_ring_open(&t->ring, tid, tr->fd_ceiling);
 	if (!err)
 		tr->rings_open++;
 	else if (!tr->ring_why[0])

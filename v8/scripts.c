@@ -169,8 +169,6 @@ static void add_end(struct scan_ctx *c, size_t at)
 	c->s->ends[c->s->nends++] = (uint32_t)at;
 }
 
-/* V8's String::CalculateLineEnds: \n, \r (alone), U+2028 and U+2029 end lines; \r\n is one end,
- * at the \n. */
 /* Any of four UTF-16 units (little-endian in a word) below 0x10 or 0x2028/0x2029: a word
  * without is no line's end (a minified bundle's megabytes pass four units at a time). */
 static bool may_end_line4(uint64_t x)
@@ -190,6 +188,8 @@ static bool may_end_line8(uint64_t x)
 	return ((lf - ones) & ~lf & highs) || ((cr - ones) & ~cr & highs);
 }
 
+/* V8's String::CalculateLineEnds: \n, \r (alone), U+2028 and U+2029 end lines; \r\n is one end,
+ * at the \n. */
 static bool scan_chunk(void *vctx, const uint8_t *d, size_t n, bool two)
 {
 	struct scan_ctx *c = vctx;

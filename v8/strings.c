@@ -178,10 +178,6 @@ static bool utf8_chunk(void *vctx, const uint8_t *d, size_t n, bool two)
 		if (i == n)
 			break;
 		uint32_t u = two ? (uint32_t)(d[2 * i] | (d[2 * i + 1] << 8)) : d[i];
-		if (u < 0x80 && !c->pending_high) {
-			*w++ = (char)u;
-			continue;
-		}
 		if (c->pending_high) {
 			if (u >= 0xdc00 && u <= 0xdfff) {
 				w += utf8_put(0x10000 + ((c->pending_high - 0xd800) << 10) + (u - 0xdc00), w);
@@ -212,8 +208,10 @@ bool v8_string_utf8_range(const struct v8_heap *h, uint64_t str, size_t from, si
 			out->s[mark] = 0;
 		return false;
 	}
-	if (c.pending_high)
-		sb_add(out, "\xef\xbf\xbd"); /* U+FFFD */
+	if (c.pending_high) {
+		char b[4];
+		sb_addn(out, b, utf8_put(0xfffd, b));
+	}
 	return true;
 }
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -123,7 +124,7 @@ Test(run_ring, a_real_threads_looks_follow_what_it_does)
 	if (pid == 0)
 		child(go[0], wake[0]);
 	struct run_ring r;
-	int err = run_ring_open(&r, pid);
+	int err = run_ring_open(&r, pid, INT_MAX);
 	if (err) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
