@@ -31,15 +31,18 @@
 // binary) once more for S s, marked "S s": its CPU½ and reads½ (the second half of --duration) are
 // then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.
 // Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
-// each of BENCH_TPUT_CONFIGS (default "ptrace:99 ptrace:999 bpf:99 bpf:999"), N pairs of phases of
-// BENCH_TPUT_PHASE_S (default 3) s — unprofiled and profiled, back to back, the order alternating
-// from pair to pair — and per pair the ratio of their throughputs (and the server's p99 latency):
-// the mean and its 95 % confidence interval, which the rotating rounds above (two of each phase) are
-// too few to give on this shared machine.
+// each of BENCH_TPUT_CONFIGS (default "ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999";
+// "ptrace:99:B": by the BENCH_COMPARE binary), N pairs of phases of BENCH_TPUT_PHASE_S (default 3) s
+// — unprofiled and profiled, back to back, the order alternating from pair to pair — and per pair
+// the ratio of their throughputs (and the server's p99 latency): the mean and its 95 % confidence
+// interval, which the rotating rounds above (two of each phase) are too few to give on this shared
+// machine. "burn" is a control (bench/cpu_burn.c, CPU_BURN): a process that only takes the CPU
+// share v8walk's ptrace pairs at that rate used (each pair's "its CPU"), in a burst a tick, at the
+// normal policy: what the target loses to v8walk's CPU use alone, where its threads fill the CPUs.
 // Prints a table per workload and writes everything to build/bench/real_cost.json.
 //
 //   V8WALK=build/v8walk FLOOR_PROBE=build/bench/floor_probe node bench/real_cost.js [--quick]
-//   [--workloads a,b] (env: BENCH_ROUNDS=2, BENCH_PHASE_S=6, BENCH_RATES="99 999",
+//   [--workloads a,b] (env: BENCH_ROUNDS=2 (0: only the pairs below), BENCH_PHASE_S=6, BENCH_RATES="99 999",
 //   BENCH_SAMPLERS="ptrace bpf", BENCH_SATURATE=1, BENCH_COMPARE=, BENCH_LONG_S=20; --quick: 1 round of 3 s phases on the quick workloads)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
@@ -53,6 +56,7 @@ const { run } = require('./real/lib/run');
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
 const FLOOR_PROBE = process.env.FLOOR_PROBE || path.join(ROOT, 'build', 'bench', 'floor_probe');
+const CPU_BURN = process.env.CPU_BURN || path.join(ROOT, 'build', 'bench', 'cpu_burn');
 const NODE = process.env.NODE || process.execPath;
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = Number(process.env.BENCH_ROUNDS || (QUICK ? 1 : 2));
@@ -66,8 +70,11 @@ const COMPARE = process.env.BENCH_COMPARE || '';
 const LONG_S = Number(process.env.BENCH_LONG_S ?? (QUICK ? 0 : 20));
 const TPUT_PAIRS = Number(process.env.BENCH_TPUT_PAIRS ?? (QUICK ? 0 : 8));
 const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 3);
-const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 ptrace:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
-  .map((c) => { const [tool, hz] = c.split(':'); return { tool, hz: Number(hz), name: `${tool} ${hz} Hz` }; });
+const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
+  .map((c) => {
+    const [tool, hz, b] = c.split(':'); // "ptrace:99:B": run by BENCH_COMPARE's binary
+    return b === 'B' && COMPARE ? { tool, hz: Number(hz), bin: COMPARE, name: `${tool} ${hz} Hz [B]` } : { tool, hz: Number(hz), name: `${tool} ${hz} Hz` };
+  });
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString()) || 100;
 const OVERRUN_S = 30; // a profiler still running this long after its --duration is stopped (and reported)
@@ -139,6 +146,7 @@ async function startServerTarget(w) {
 }
 
 function profilerArgs(config, pid, seconds) {
+  if (config.tool === 'burn') return [CPU_BURN, [String(config.hz), String(config.percent), String(seconds)]];
   if (config.tool === 'floor') return [FLOOR_PROBE, [...(config.kernelCopy ? ['--kernel-copy'] : []), String(pid), String(config.hz), String(seconds)]];
   const limit = config.limitUs ? ['--stack-copy', 'read', '--stop-limit-us', String(config.limitUs)] : config.readCopy ? ['--stack-copy', 'read'] : [];
   const onCpu = config.onCpu ? ['--on-cpu'] : [];
@@ -229,7 +237,7 @@ async function phaseRun(target, config, seconds) {
       throw new Error(`${config.name} exited with ${prof.code ?? prof.signal}: ${prof.err.trim()}`);
     }
     try {
-      m.profiler = config.tool === 'floor' ? JSON.parse(prof.out) : parseSummary(config.tool, prof.err);
+      m.profiler = config.tool === 'floor' || config.tool === 'burn' ? JSON.parse(prof.out) : parseSummary(config.tool, prof.err);
     } catch (e) {
       if (!prof.timedOut) throw e;
       m.profiler = {}; // killed before it could report
@@ -314,9 +322,22 @@ async function measureWorkload(w) {
 
 // BENCH_TPUT_PAIRS pairs of short phases per config, unprofiled and profiled back to back, the
 // order alternating (their throughputs are figured once the target's timeline is in).
+// A burn config (cpu_burn.c) takes the CPU share v8walk used in the pairs of ptrace at its rate,
+// measured just before (BENCH_BURN_PERCENT, default 5, when those did not run first).
+function burnShare(out, hz) {
+  const cpu = out.filter((m) => m.config === `ptrace ${hz} Hz` && m.profiler && m.profiler.cpuPercent !== undefined)
+    .map((m) => m.profiler.cpuPercent);
+  return cpu.length ? Number(mean(cpu).toFixed(2)) : Number(process.env.BENCH_BURN_PERCENT || 5);
+}
+
 async function measurePairs(w, target) {
   const out = [];
-  for (const config of TPUT_PAIRS > 0 ? TPUT_CONFIGS : []) {
+  for (const listed of TPUT_PAIRS > 0 ? TPUT_CONFIGS : []) {
+    let config = listed;
+    if (listed.tool === 'burn') {
+      const percent = burnShare(out, listed.hz);
+      config = { ...listed, percent, name: `burn ${percent} % at ${listed.hz} Hz` };
+    }
     for (let i = 0; i < TPUT_PAIRS; i++) {
       const two = i % 2 ? [config, { tool: 'none', name: 'unprofiled' }] : [{ tool: 'none', name: 'unprofiled' }, config];
       for (const c of two) {
@@ -347,7 +368,8 @@ function summarisePairs(result) {
     const byPair = [...new Set(ph.map((p) => p.pair.i))].map((i) => ph.filter((p) => p.pair.i === i));
     const both = byPair.filter((two) => two.length === 2);
     const prof = (two) => two.find((p) => p.tool !== 'none'), base = (two) => two.find((p) => p.tool === 'none');
-    const row = { config, tput: meanCi(both.map((two) => prof(two).rate / base(two).rate)) };
+    const row = { config, tput: meanCi(both.map((two) => prof(two).rate / base(two).rate)),
+      cpuPercent: mean(both.map((two) => (prof(two).profiler || {}).cpuPercent).filter((x) => x !== undefined)) };
     if (both.length && prof(both[0]).server)
       row.p99 = meanCi(both.map((two) => prof(two).server.p99Ms / base(two).server.p99Ms));
     rows.push(row);
@@ -358,7 +380,7 @@ function summarisePairs(result) {
 function printPairs(result, rows) {
   if (!rows.length) return;
   console.log(`  throughput in ${rows[0].tput.n} pairs of ${TPUT_PHASE_S} s phases (profiled ÷ unprofiled, mean ± 95 % CI):` +
-    rows.map((r) => ` ${r.config} ${f1(r.tput.mean, 3)} ± ${f1(r.tput.half, 3)}` +
+    rows.map((r) => ` ${r.config} ${f1(r.tput.mean, 3)} ± ${f1(r.tput.half, 3)} (its CPU ${f1(r.cpuPercent)} %)` +
       (r.p99 ? ` (p99 latency × ${f1(r.p99.mean, 2)} ± ${f1(r.p99.half, 2)})` : '')).join(';'));
 }
 
@@ -463,9 +485,9 @@ async function main() {
   const results = [];
   for (const w of workloads) {
     const result = await measureWorkload(w);
-    result.rows = summarise(result);
+    result.rows = ROUNDS > 0 ? summarise(result) : [];
     result.pairRows = summarisePairs(result);
-    printTable(result, result.rows);
+    if (result.rows.length) printTable(result, result.rows); // BENCH_ROUNDS=0: the pairs only
     printPairs(result, result.pairRows);
     results.push(result);
   }

@@ -119,12 +119,15 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 			     "those samples were dropped (counted missed)\n",
 			st->cut);
 	const struct switch_copy *k = &s->kcopy;
-	if (k->on)
+	if (k->on) {
+		unsigned long by_v8walk = st->pauses.n > st->kernel_copies ? st->pauses.n - st->kernel_copies : 0;
+		unsigned long known = k->st.no_record + k->st.busy;
 		fprintf(out, "v8walk: stacks copied by the kernel as each thread stopped: %lu of %lu stops "
 			     "(%lu as it switched out once before its stop; by v8walk: %lu without a record, "
-			     "%lu of threads without an event)\n",
-			st->kernel_copies, st->pauses.n, k->st.earlier, k->st.no_record,
-			st->pauses.n - st->kernel_copies - k->st.no_record);
+			     "%lu while the ring still held the last stop's, %lu of threads without an event)\n",
+			st->kernel_copies, st->pauses.n, k->st.earlier, k->st.no_record, k->st.busy,
+			by_v8walk > known ? by_v8walk - known : 0);
+	}
 	else if (st->pauses.n)
 		fprintf(out, "v8walk: stacks copied by v8walk (process_vm_readv, which waits while the "
 			     "target's threads map or unmap memory): %s\n", k->why_off);

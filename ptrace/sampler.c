@@ -192,6 +192,22 @@ static void keep_kernel_copy(struct capture *c, const struct switch_take *tk, ui
 	c->lent_more_len = len - c->lent_len < r->more_len ? len - c->lent_len : r->more_len;
 }
 
+/* The kernel's copy lent to c put into its snapshot, and the ring given back (switch_copy.h): once
+ * the thread runs again, before the decode, or before the thread's next stop when the decode has
+ * not come yet (a ring that still lends its record has none for the next stop, whose stack v8walk
+ * would then copy with process_vm_readv: a read that waits for the target's memory-map lock, the
+ * milliseconds the kernel's copy is there to avoid). */
+static void take_back_lent(struct sampler *s, struct capture *c)
+{
+	if (!c->lent)
+		return;
+	if (c->lent_len + c->lent_more_len)
+		memsnap_put2(&c->snap, c->regs.r[DW_RSP], c->lent_stack, c->lent_len, c->lent_more,
+			     c->lent_more_len);
+	switch_copy_give_back(&s->kcopy, c->tid);
+	c->lent = false;
+}
+
 /* Copy what must be consistent with the stop of one thread: its registers and its stack. */
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
@@ -312,13 +328,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	 * where its map was (then the sample is marked, below) */
 	if (c->stack_got) /* copied by the helper */
 		memsnap_put(&c->snap, c->stack_from, c->stack_buf, c->stack_got);
-	if (c->lent) { /* copied by the kernel, left in its ring */
-		if (c->lent_len + c->lent_more_len)
-			memsnap_put2(&c->snap, c->regs.r[DW_RSP], c->lent_stack, c->lent_len, c->lent_more,
-				     c->lent_more_len);
-		switch_copy_give_back(&s->kcopy, c->tid);
-		c->lent = false;
-	}
+	take_back_lent(s, c); /* copied by the kernel, left in its ring */
 	uint64_t t0 = now_ns();
 	stackwalk_unwind(s->sw, &c->regs, &c->snap.base, &c->bounds, &c->ws);
 	/* code outside the known mappings (new libraries, grown JIT space): re-read the maps and
@@ -430,10 +440,14 @@ static bool asleep_maybe_in_gc(struct sampler *s, struct tthread *t, char state)
 	return nr >= 0 && !syscall_is_loop_wait(nr);
 }
 
-/* Ask a thread to stop, the kernel's copy of its stack armed first. */
+/* Ask a thread to stop, the kernel's copy of its stack armed first (its ring given back by a
+ * capture of its last stop still waiting to be decoded). */
 static void ask_stop(struct sampler *s, struct tthread *t, char state, uint64_t now)
 {
 	tinfo_for(s, t->tid)->requested_state = state;
+	for (size_t i = 0; i < s->captures.used; i++)
+		if (s->captures.v[i]->tid == t->tid)
+			take_back_lent(s, s->captures.v[i]);
 	switch_copy_arm(&s->kcopy, t->tid, now);
 	if (!tracer_request_sample(s->tr, t, now))
 		switch_copy_disarm(&s->kcopy, t->tid);

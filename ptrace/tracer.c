@@ -124,8 +124,10 @@ void tracer_sleep(struct tracer *tr, uint64_t timeout_ns)
 	struct pollfd p = {.fd = tr->sigchld_fd, .events = POLLIN};
 	struct timespec ts = {(time_t)(timeout_ns / 1000000000ULL), (long)(timeout_ns % 1000000000ULL)};
 	if (ppoll(&p, 1, &ts, NULL) > 0) {
+		/* SIGCHLD, a standard signal, is pending once at most: a read that did not fill the
+		 * buffer took every one (reading on to EAGAIN was a failing call per wake-up) */
 		struct signalfd_siginfo si[8];
-		while (read(tr->sigchld_fd, si, sizeof(si)) > 0)
+		while (read(tr->sigchld_fd, si, sizeof(si)) == (ssize_t)sizeof(si))
 			;
 	}
 }
