@@ -127,10 +127,10 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 			     "%lu while the ring still held the last stop's, %lu of threads without an event)\n",
 			st->kernel_copies, st->pauses.n, k->st.earlier, k->st.no_record, k->st.busy,
 			by_v8walk > known ? by_v8walk - known : 0);
-	}
-	else if (st->pauses.n)
+	} else if (st->pauses.n) {
 		fprintf(out, "v8walk: stacks copied by v8walk (process_vm_readv, which waits while the "
 			     "target's threads map or unmap memory): %s\n", k->why_off);
+	}
 	const struct tracer *tr = s->tr;
 	if (tr->rings_open + tr->threads_blind < tr->threads_seen)
 		fprintf(out, "v8walk: whether a thread runs was read from /proc at each tick for %lu of %lu "
