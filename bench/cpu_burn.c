@@ -17,16 +17,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "../util/clock.h"
+
 struct burn_opts {
 	double rate_hz, percent, seconds;
 };
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static bool parse_number(const char *s, double lo, double hi, double *out)
 {
@@ -71,22 +66,23 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	uint64_t period = (uint64_t)(1e9 / o.rate_hz);
-	/* each burst is CPU time, not wall time: preempted, it still takes its whole share */
+	/* each burst is CPU time (the process's: it has one thread), not wall time: preempted, it
+	 * still takes its whole share */
 	uint64_t burst = (uint64_t)((double)period * o.percent / 100.0);
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), end = start + (uint64_t)(o.seconds * 1e9);
-	uint64_t cpu0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID), next = start;
+	uint64_t start = now_ns(), end = start + (uint64_t)(o.seconds * 1e9);
+	uint64_t cpu0 = own_cpu_ns(), next = start;
 	unsigned long bursts = 0;
 	while (!stop_asked && next < end) {
-		uint64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + burst;
-		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		uint64_t until = own_cpu_ns() + burst;
+		while (own_cpu_ns() < until)
 			;
 		bursts++;
 		next += period;
 		struct timespec ts = {(time_t)(next / 1000000000ULL), (long)(next % 1000000000ULL)};
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
-	double wall = (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
-	double cpu = (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - cpu0) / 1e9;
+	double wall = (double)(now_ns() - start) / 1e9;
+	double cpu = (double)(own_cpu_ns() - cpu0) / 1e9;
 	printf("{\"rateHz\":%g,\"askedPercent\":%g,\"seconds\":%.3f,\"bursts\":%lu,\"cpuPercent\":%.2f}\n", o.rate_hz,
 	       o.percent, wall, bursts, wall > 0 ? 100.0 * cpu / wall : 0.0);
 	return 0;

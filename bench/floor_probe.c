@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "../ptrace/switch_copy.h"
+#include "../util/clock.h"
 
 #define RED_ZONE 128
 #define MAX_SAMPLES (1u << 20)
@@ -69,13 +70,6 @@ struct probe_stats {
 	size_t other_stops;  /* signal-delivery stops passed on to the target */
 	size_t kernel_copies; /* stops whose stack the kernel copied (--kernel-copy) */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
