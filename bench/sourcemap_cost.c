@@ -8,12 +8,11 @@
 
 #include "../sourcemap/safe_read.h"
 #include "../sourcemap/store.h"
+#include "../util/clock.h"
 
 static double cpu_s(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	return (double)own_cpu_ns() / 1e9;
 }
 
 int main(int argc, char **argv)
