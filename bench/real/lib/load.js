@@ -1,5 +1,8 @@
 // load.js — loopback load for the Express workload: autocannon against 127.0.0.1:PORT for SECONDS,
 // over a fixed mix of the server's routes, returning requests/s and latency percentiles (ms).
+// The percentiles are of every 2xx response's own time (autocannon's 'response' event, µs
+// resolution), not autocannon's summary: that histogram holds whole milliseconds, and a p99 of
+// 7-10 ms rounded to the millisecond moves a profiled ÷ unprofiled ratio in steps of 10-14 %.
 'use strict';
 const autocannon = require('autocannon');
 
@@ -7,15 +10,21 @@ const ROUTES = ['/page/3', '/api/items?n=120', '/search?q=frame', '/page/11', '/
 
 function load(port, seconds, connections = 8) {
   return new Promise((resolve, reject) => {
-    autocannon({
+    const times = [];
+    const instance = autocannon({
       url: `http://127.0.0.1:${port}`, connections, duration: seconds,
       requests: ROUTES.map((p) => ({ method: 'GET', path: p })),
     }, (err, r) => {
       if (err) return reject(err);
+      const v = Float64Array.from(times).sort();
+      const ms = (q) => (v.length ? +v[Math.min(v.length - 1, Math.floor(q * v.length))].toFixed(3) : 0);
       resolve({
         requestsPerSecond: r.requests.average, requests: r.requests.total, errors: r.errors + r.non2xx + r.timeouts,
-        p50Ms: r.latency.p50, p99Ms: r.latency.p99, maxMs: r.latency.max,
+        p50Ms: ms(0.5), p99Ms: ms(0.99), maxMs: ms(1),
       });
+    });
+    instance.on('response', (client, statusCode, bytes, ms) => {
+      if (statusCode >= 200 && statusCode < 300) times.push(ms);
     });
   });
 }
