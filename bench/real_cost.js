@@ -32,7 +32,8 @@
 // then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.
 // Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
 // each of BENCH_TPUT_CONFIGS (default "ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999";
-// "ptrace:99:B": by the BENCH_COMPARE binary), N pairs of phases of BENCH_TPUT_PHASE_S (default 3) s
+// "ptrace:99:B": by the BENCH_COMPARE binary), N pairs of phases of BENCH_TPUT_PHASE_S s (default: the
+// workload's pairPhaseS, else 3: longer for a target whose own rate swings over seconds)
 // — unprofiled and profiled, back to back, the order alternating from pair to pair — and per pair
 // the ratio of their throughputs (and the server's p99 latency): the mean and its 95 % confidence
 // interval, which the rotating rounds above (two of each phase) are too few to give on this shared
@@ -69,7 +70,8 @@ const STOP_LIMIT_US = Number(process.env.BENCH_STOP_LIMIT_US ?? 0);
 const COMPARE = process.env.BENCH_COMPARE || '';
 const LONG_S = Number(process.env.BENCH_LONG_S ?? (QUICK ? 0 : 20));
 const TPUT_PAIRS = Number(process.env.BENCH_TPUT_PAIRS ?? (QUICK ? 0 : 8));
-const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 3);
+const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 0); // 0: the workload's pairPhaseS, else 3
+const pairPhaseS = (w) => TPUT_PHASE_S || w.pairPhaseS || 3;
 const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
   .map((c) => {
     const [tool, hz, b] = c.split(':'); // "ptrace:99:B": run by BENCH_COMPARE's binary
@@ -314,7 +316,7 @@ async function measureWorkload(w) {
     const pairs = await measurePairs(w, target);
     await target.finish();
     if (target.kind === 'loop') for (const m of [...phases, ...pairs]) loopFigures(target, m);
-    return { workload: w.name, covers: w.covers, kind: target.kind, pid: target.pid, phases, pairs };
+    return { workload: w.name, covers: w.covers, kind: target.kind, pid: target.pid, phases, pairs, pairPhaseS: pairPhaseS(w) };
   } finally {
     target.stop();
   }
@@ -341,7 +343,7 @@ async function measurePairs(w, target) {
     for (let i = 0; i < TPUT_PAIRS; i++) {
       const two = i % 2 ? [config, { tool: 'none', name: 'unprofiled' }] : [{ tool: 'none', name: 'unprofiled' }, config];
       for (const c of two) {
-        const m = await phase(target, c, TPUT_PHASE_S);
+        const m = await phase(target, c, pairPhaseS(w));
         m.pair = { config: config.name, i };
         out.push(m);
       }
@@ -379,7 +381,7 @@ function summarisePairs(result) {
 
 function printPairs(result, rows) {
   if (!rows.length) return;
-  console.log(`  throughput in ${rows[0].tput.n} pairs of ${TPUT_PHASE_S} s phases (profiled ÷ unprofiled, mean ± 95 % CI):` +
+  console.log(`  throughput in ${rows[0].tput.n} pairs of ${result.pairPhaseS} s phases (profiled ÷ unprofiled, mean ± 95 % CI):` +
     rows.map((r) => ` ${r.config} ${f1(r.tput.mean, 3)} ± ${f1(r.tput.half, 3)} (its CPU ${f1(r.cpuPercent)} %)` +
       (r.p99 ? ` (p99 latency × ${f1(r.p99.mean, 2)} ± ${f1(r.p99.half, 2)})` : '')).join(';'));
 }

@@ -1,14 +1,20 @@
 // workloads.js — the list of real workloads the benchmarks run (bench/real_cost.js, bench/oracle.js):
 // name, script, what it covers. kind 'loop': the script runs the harness loop (lib/harness.js) and
 // answers the control protocol when WORKLOAD_CONTROL=1; kind 'server': the script is a server the
-// benchmark loads with lib/load.js. quick: part of the benchmarks' --quick set.
+// benchmark loads with lib/load.js. quick: part of the benchmarks' --quick set. pairPhaseS: the
+// length of real_cost.js's throughput pairs' phases where 3 s is too short for the target's own
+// rate: acorn's parse of 9 MB takes 2.0-3.2 s, and its unprofiled rate over 3 s windows varies by
+// an SD of 12.6 % (4.4 % over 12 s windows; 8 pairs of 12 s gave a 95 % CI of ±0.057 where 3 s
+// gave ±0.19). tsc's compiles take 250-800 ms in a cycle of ~7.5 s (an SD of 11.6 % over 3 s
+// windows), but a long-running tsc target's rate also drifts by ±15 % over minutes: 12 s pairs
+// gave ±0.15, as 3 s pairs did, so it keeps 3 s.
 'use strict';
 const path = require('node:path');
 
 const dir = path.join(__dirname, 'workloads');
 const WORKLOADS = [
   { name: 'tsc', file: 'tsc.js', kind: 'loop', quick: true, covers: 'a large program: the TypeScript compiler, thousands of hot functions' },
-  { name: 'acorn', file: 'acorn.js', kind: 'loop', quick: true, covers: 'deep recursion (100+ frames) parsing a 9 MB file' },
+  { name: 'acorn', file: 'acorn.js', kind: 'loop', quick: true, pairPhaseS: 12, covers: 'deep recursion (100+ frames) parsing a 9 MB file' },
   { name: 'deep', file: 'deep.js', kind: 'loop', quick: false, covers: 'deliberately deep recursion (200+ frames), target-side gap probe' },
   { name: 'terser', file: 'terser.js', kind: 'loop', quick: false, covers: 'minified code: terser runs from its 1.1 MB one-line bundle' },
   { name: 'bundle', file: 'bundle.js', kind: 'loop', quick: true, covers: 'an 11.8 MB one-line bundled script (all code on line 1)' },
