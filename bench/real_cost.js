@@ -32,7 +32,8 @@
 // then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.
 // Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
 // each of BENCH_TPUT_CONFIGS (default "ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999";
-// "ptrace:99:B": by the BENCH_COMPARE binary), N pairs of phases of BENCH_TPUT_PHASE_S s (default: the
+// "ptrace:99:B": by the BENCH_COMPARE binary; "floork:999": the floor probe copying as v8walk does,
+// what the stops alone cost), N pairs of phases of BENCH_TPUT_PHASE_S s (default: the
 // workload's pairPhaseS, else 3: longer for a target whose own rate swings over seconds)
 // — unprofiled and profiled, back to back, the order alternating from pair to pair — and per pair
 // the ratio of their throughputs (and the server's p99 latency): the mean and its 95 % confidence
@@ -75,6 +76,7 @@ const pairPhaseS = (w) => TPUT_PHASE_S || w.pairPhaseS || 3;
 const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
   .map((c) => {
     const [tool, hz, b] = c.split(':'); // "ptrace:99:B": run by BENCH_COMPARE's binary
+    if (tool === 'floork') return { tool: 'floor', kernelCopy: true, hz: Number(hz), name: `floor k ${hz} Hz` };
     return b === 'B' && COMPARE ? { tool, hz: Number(hz), bin: COMPARE, name: `${tool} ${hz} Hz [B]` } : { tool, hz: Number(hz), name: `${tool} ${hz} Hz` };
   });
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
