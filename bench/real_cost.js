@@ -54,6 +54,7 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { chosen } = require('./real/workloads');
 const { run } = require('./real/lib/run');
+const { quantile } = require('./real/lib/stats');
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
@@ -87,7 +88,6 @@ const REPLY_TIMEOUT_MS = 120000; // a unit of the slowest workload under the cos
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const nowNs = () => process.hrtime.bigint();
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN; };
-const quantile = (v, q) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : NaN; };
 const mean = (v) => (v.length ? v.reduce((a, x) => a + x, 0) / v.length : NaN);
 
 

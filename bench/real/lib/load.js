@@ -5,6 +5,7 @@
 // 7-10 ms rounded to the millisecond moves a profiled ÷ unprofiled ratio in steps of 10-14 %.
 'use strict';
 const autocannon = require('autocannon');
+const { quantileSorted } = require('./stats');
 
 const ROUTES = ['/page/3', '/api/items?n=120', '/search?q=frame', '/page/11', '/api/items?n=40'];
 
@@ -17,7 +18,7 @@ function load(port, seconds, connections = 8) {
     }, (err, r) => {
       if (err) return reject(err);
       const v = Float64Array.from(times).sort();
-      const ms = (q) => (v.length ? +v[Math.min(v.length - 1, Math.floor(q * v.length))].toFixed(3) : 0);
+      const ms = (q) => (v.length ? +quantileSorted(v, q).toFixed(3) : 0);
       resolve({
         requestsPerSecond: r.requests.average, requests: r.requests.total, errors: r.errors + r.non2xx + r.timeouts,
         p50Ms: ms(0.5), p99Ms: ms(0.99), maxMs: ms(1),
