@@ -15,6 +15,8 @@
 enum {
 	HOUSEKEEPING_NS = 200 * 1000 * 1000, /* exits checked this often (besides exit records) */
 	CONSUME_SLICE_NS = 50 * 1000 * 1000, /* records named per step before the loop looks up */
+	READ_EVERY_NS = 10 * 1000 * 1000,    /* the ring is read this often on average, or every
+					      * sampling period if that is shorter */
 	FINAL_DRAIN_NS = 2000 * 1000 * 1000, /* records written before the end still named */
 	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
 	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
@@ -228,6 +230,9 @@ bool bpf_backend_load_kallsyms(struct bpf_backend *b)
 bool bpf_backend_sample_opened(struct bpf_backend *b)
 {
 	for (size_t i = 0; i < b->procs.n; i++) {
+		/* its CPU time is counted from the moment the kernel samples it */
+		cpu_mark_take(&b->procs.v[i]->run_mark, b->procs.v[i]->pid, b->procs.v[i]->samples);
+		b->procs.v[i]->period_mark = b->procs.v[i]->run_mark;
 		int err = bpf_sampler_add_target(b->bs, b->procs.v[i]->pid);
 		if (err) {
 			fprintf_text(stderr, "v8walk: cannot add process %d to the eBPF sampler: %s\n",
@@ -243,6 +248,37 @@ int bpf_backend_add_child(struct bpf_backend *b, pid_t pid)
 	b->child = pid;
 	bpf_procs_add_waiting(&b->procs, pid);
 	return bpf_sampler_add_target(b->bs, pid);
+}
+
+/* Each sampled process's samples since its mark (the run's, or the period's) against its CPU
+ * time since (cpu_share.h); the run's are compared with what sampling's end found. */
+static void check_shares(struct bpf_backend *b, bool period, const char *when, struct strbuf *note)
+{
+	double rate = 1e9 / (double)(b->period_ns ? b->period_ns : 1);
+	for (size_t i = 0; i < b->procs.n; i++) {
+		struct bpf_proc *p = b->procs.v[i];
+		if (!p->open || p->state != PROC_READY)
+			continue;
+		struct cpu_mark now = p->end_mark;
+		if (period)
+			cpu_mark_take(&now, p->pid, p->samples);
+		cpu_share_warn(stderr, period ? &p->period_mark : &p->run_mark, &now, p->pid,
+			       intern_get(b->strings, p->name), rate, when, note);
+		if (period)
+			p->period_mark = now;
+	}
+}
+
+void bpf_backend_check_period(struct bpf_backend *b, unsigned long seq, struct strbuf *note)
+{
+	char when[48];
+	snprintf(when, sizeof(when), "in period %lu", seq);
+	check_shares(b, true, when, note);
+}
+
+void bpf_backend_check_run(struct bpf_backend *b)
+{
+	check_shares(b, false, "over the run", NULL);
 }
 
 /* Unload the program: the lost records' count is kept. */
@@ -266,16 +302,20 @@ void bpf_backend_free(struct bpf_backend *b)
 	bpf_procs_free(&b->procs);
 }
 
+/* None: the records wake nobody (bpf_sampler.bpf.c), the ring is read on the backend's own
+ * jittered timer (step). */
 static int wait_fd(void *ctx)
 {
-	const struct bpf_backend *b = ctx;
-	return bpf_sampler_fd(b->bs);
+	(void)ctx;
+	return -1;
 }
 
 static void start(void *ctx, uint64_t now, uint64_t end)
 {
 	struct bpf_backend *b = ctx;
 	b->start_ns = b->last_check_ns = b->last_scan_ns = now;
+	jitter_seed(&b->rng, now);
+	b->read_every_ns = b->period_ns < READ_EVERY_NS ? b->period_ns : READ_EVERY_NS;
 	b->half_ns = end ? now + (end - now) / 2 : 0;
 }
 
@@ -301,9 +341,12 @@ bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, d
 static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 {
 	struct bpf_backend *b = ctx;
-	(void)fd_ready; /* the ring buffer is read either way (an exit can come without a record) */
+	(void)fd_ready; /* there is no descriptor to wait for */
+	/* the ring is read at every step: those come at random times (this timer, the loop's hooks),
+	 * never in answer to a sample */
 	bpf_sampler_consume(b->bs, CONSUME_SLICE_NS);
 	now = now_ns();
+	uint64_t next_read = now + jitter_around(&b->rng, b->read_every_ns);
 	if (b->half_ns && !b->half.taken && now >= b->half_ns)
 		mark(b, &b->half);
 	if (now - b->last_check_ns >= HOUSEKEEPING_NS) {
@@ -316,7 +359,9 @@ static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 	}
 	if (!b->all_node && bpf_procs_alive(&b->procs) == 0)
 		return 0;
-	uint64_t next = b->last_check_ns + HOUSEKEEPING_NS;
+	uint64_t next = next_read;
+	if (b->last_check_ns + HOUSEKEEPING_NS < next)
+		next = b->last_check_ns + HOUSEKEEPING_NS;
 	if (b->all_node && b->last_scan_ns + RESCAN_NS < next)
 		next = b->last_scan_ns + RESCAN_NS;
 	return next;
@@ -331,6 +376,9 @@ static void end(void *ctx)
 				"%d s\n", FINAL_DRAIN_NS / 1000000000);
 	b->end_ns = now_ns();
 	mark(b, &b->fin);
+	for (size_t i = 0; i < b->procs.n; i++)
+		if (b->procs.v[i]->open)
+			cpu_mark_take(&b->procs.v[i]->end_mark, b->procs.v[i]->pid, b->procs.v[i]->samples);
 }
 
 static void stats(void *ctx, struct run_stats *out)

@@ -16,6 +16,7 @@
 #include "../sampling/node_scan.h"
 #include "../symtab/kallsyms.h"
 #include "../util/intern.h"
+#include "../util/jitter.h"
 #include "../util/u64map.h"
 #include "bpf_procs.h"
 #include "bpf_sampler.h"
@@ -44,6 +45,8 @@ struct bpf_backend {
 	pid_t child;          /* launch mode: the program, reaped here once it ends; else 0 */
 	bool child_reaped;
 	uint64_t last_check_ns, last_scan_ns;
+	struct jitter rng;        /* the intervals at which the ring buffer is read */
+	uint64_t read_every_ns;   /* their mean */
 	struct frame frames[BPF_BACKEND_MAX_FRAMES];
 	/* statistics */
 	unsigned long samples, dropped, truncated, no_js, malformed;
@@ -88,6 +91,10 @@ int bpf_backend_add_child(struct bpf_backend *b, pid_t pid);
  * in its second half. */
 bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, double *cpu_percent,
 			double *cpu_us_per_sample);
+/* Warn of each process whose samples fall far below its CPU time (cpu_share.h): over --period
+ * `seq` (note: for the export's period line), or over the whole run (the summary). */
+void bpf_backend_check_period(struct bpf_backend *b, unsigned long seq, struct strbuf *note);
+void bpf_backend_check_run(struct bpf_backend *b);
 /* Unload (if still loaded) and free everything. */
 void bpf_backend_free(struct bpf_backend *b);
 

@@ -82,6 +82,10 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
 	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);
 	p->name = intern_str(ps->strings, p->tg.comm);
+	/* its CPU time is counted from here (bpf_backend_sample_opened takes it again for the
+	 * processes opened before the sampler starts, as it puts them in the kernel's filter) */
+	cpu_mark_take(&p->run_mark, p->pid, p->samples);
+	p->period_mark = p->run_mark;
 	p->open = true;
 	p->state = PROC_READY;
 	return true;

@@ -10,6 +10,7 @@
 
 #include "sample_walk.h"
 #include "../symtab/perfmap.h"
+#include "../sampling/cpu_share.h"
 #include "../util/intern.h"
 #include "../util/strbuf.h"
 #include "../util/u64map.h"
@@ -37,6 +38,9 @@ struct bpf_proc {
 	bool exit_known;
 	int exit_status;      /* wait status, when exit_known */
 	unsigned long samples;
+	struct cpu_mark run_mark;    /* its CPU time and samples when sampling it began */
+	struct cpu_mark period_mark; /* the same at the start of the current --period */
+	struct cpu_mark end_mark;    /* and when sampling ended */
 	char why_not[256];    /* PROC_WAIT_EXEC: why the last program it ran could not be sampled */
 	bool exec_seen;       /* launched: it called execve (V8 may still be mapped later) */
 	uint64_t last_try_ns; /* when opening it was last tried */

@@ -11,7 +11,10 @@
  * same way, flagged: user space counts that time only where the stack is inside V8's collector (the
  * main thread waiting for its helpers, which V8's profiler and the GC's own clock count as GC).
  * No target thread is ever stopped. Two tracepoints report execve and the exit of a
- * target. */
+ * target. No record wakes v8walk: it reads the ring at random intervals of its own, so that its
+ * own running never keeps a fixed phase against the sampling timers of the CPUs (woken by one
+ * CPU's tick, it ran on another CPU exactly when that one's tick came, every period, and the
+ * target it had displaced there was all but never sampled). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -296,7 +299,7 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
 		rec->nkernel = n > 0 ? (__u32)n / 8 : 0;
 	}
-	bool lost = bpf_ringbuf_output(&records, s, sample_size(s), 0) != 0;
+	bool lost = bpf_ringbuf_output(&records, s, sample_size(s), BPF_RB_NO_WAKEUP) != 0;
 	count(lost);
 	return 0;
 }
@@ -366,7 +369,7 @@ static __always_inline void unpark(struct task_struct *next, __u64 now)
 		return;
 	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
 	p->s.rec.flags |= V8W_F_WAITED;
-	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), 0) != 0;
+	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), BPF_RB_NO_WAKEUP) != 0;
 	count(lost);
 }
 
@@ -401,7 +404,7 @@ static __always_inline void lifecycle(__u32 type, __u32 tgid, __s32 code)
 	rec->time_ns = bpf_ktime_get_ns();
 	rec->exit_code = code;
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
 SEC("tp_btf/sched_process_exec")

@@ -58,8 +58,6 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 /* Start / stop sampling a process (by tgid as v8walk sees it); returns 0 or -errno. */
 int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
 void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);
-/* A file descriptor that becomes readable when records are waiting (for poll). */
-int bpf_sampler_fd(const struct bpf_sampler *b);
 /* Hand the waiting records to the callback, for at most budget_ns (0: every one; naming records
  * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */

@@ -54,6 +54,7 @@ static void print_bpf_summary(struct bpf_run *r)
 		fprintf_text(stderr, "v8walk: %lu stacks were deeper than one eBPF sample holds (%d KiB): "
 				"their outermost frames are missing\n", r->b.too_deep, V8W_MEM_MAX >> 10);
 	print_limits(stderr, 0, NULL, NULL, &r->strings);
+	bpf_backend_check_run(&r->b);
 	const struct bpf_procs *ps = &r->b.procs;
 	for (size_t i = 0; i < ps->n; i++) {
 		if (ps->v[i]->open)
@@ -153,6 +154,13 @@ static void describe_run(void *ctx, const struct options *o, struct profile *pro
 		profile_add_modules(prof, p->pid, &p->tg.as);
 	}
 	profile_meta_fill(o, rt, start_ns, end_ns, &prof->meta);
+}
+
+static void check_period(void *ctx, unsigned long seq, struct strbuf *note)
+{
+	struct bpf_run *r = ctx;
+	if (!r->o->quiet)
+		bpf_backend_check_period(&r->b, seq, note);
 }
 
 static int finish(struct bpf_run *r)
@@ -258,6 +266,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	announce(r);
 	uint64_t start = now_ns();
 	periodic_output_init(&r->hooks.po, o, &r->prof, &r->stop, describe_run, r, start);
+	r->hooks.po.check = check_period;
 	if (o->top)
 		open_top(r, start);
 	struct sampler_backend b = bpf_backend(&r->b);

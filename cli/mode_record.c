@@ -46,6 +46,27 @@ static void describe_session(void *ctx, const struct options *o, struct profile 
 	profile_add_modules(p, ss->tg.pid, &ss->tg.as);
 }
 
+/* The target's samples so far. */
+static unsigned long samples_so_far(struct live_session *ss)
+{
+	struct run_stats st;
+	ptrace_backend(&ss->s).ops->stats(&ss->s, &st);
+	return st.samples;
+}
+
+/* The target's samples over the period that ends, against its CPU time (cpu_share.h). */
+static void check_period(void *ctx, unsigned long seq, struct strbuf *note)
+{
+	struct live_session *ss = ctx;
+	char when[48];
+	snprintf(when, sizeof(when), "in period %lu", seq);
+	struct cpu_mark now;
+	cpu_mark_take(&now, ss->tg.pid, samples_so_far(ss));
+	cpu_share_warn(stderr, &ss->period_mark, &now, ss->tg.pid, ss->tg.comm, ss->s.opts.rate_hz,
+		       when, note);
+	ss->period_mark = now;
+}
+
 /* Sample an attached (or adopted) session, detach, write the profile (or the last period's);
  * `top` shows it while it runs. */
 static int sample_and_write(const struct options *o, struct live_session *ss,
@@ -54,6 +75,10 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 	announce(o, ss, ss->tg.pid);
 	uint64_t start = now_ns();
 	lh->po.period_start_ns = start;
+	if (!o->quiet)
+		lh->po.check = check_period;
+	cpu_mark_take(&ss->run_mark, ss->tg.pid, 0);
+	ss->period_mark = ss->run_mark;
 	struct sampler_backend b = ptrace_backend(&ss->s);
 	if (o->top) {
 		char title[512];
@@ -65,6 +90,8 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 		sb_free(&rt);
 	}
 	run_loop(&b, o->duration_s, stop, lh);
+	struct cpu_mark end;
+	cpu_mark_take(&end, ss->tg.pid, samples_so_far(ss));
 	session_detach(ss);
 	int rc = live_hooks_finish(lh, ss->s.st.end_ns);
 	if (!o->quiet) {
@@ -75,6 +102,8 @@ static int sample_and_write(const struct options *o, struct live_session *ss,
 		print_run_summary(stderr, &st);
 		print_ptrace_notes(stderr, &ss->s);
 		print_limits(stderr, ss->tg.pid, &ss->perfmap, &ss->sw.scripts, &ss->strings);
+		cpu_share_warn(stderr, &ss->run_mark, &end, ss->tg.pid, ss->tg.comm, o->rate_hz,
+			       "over the run", NULL);
 		if (ss->sw.sourcemaps)
 			sm_store_summary(ss->sw.sourcemaps, stderr);
 	}

@@ -25,8 +25,16 @@ void periodic_output_init(struct periodic_output *po, const struct options *o, s
 static void write_now(struct periodic_output *po, uint64_t end_ns, bool period_end)
 {
 	struct profile *p = po->prof;
-	if (po->o->exporter && period_end)
-		ch_export_period(po->o->exporter, p, po->period_start_wall);
+	if (period_end && po->check) {
+		struct strbuf note;
+		sb_init(&note);
+		po->check(po->describe_ctx, po->seq, &note);
+		if (po->o->exporter)
+			ch_export_period(po->o->exporter, p, po->period_start_wall, note.s);
+		sb_free(&note);
+	} else if (po->o->exporter && period_end) {
+		ch_export_period(po->o->exporter, p, po->period_start_wall, "");
+	}
 	if (po->o->exporter && !po->o->output)
 		return;
 	size_t nmodules = p->nmodules;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "../profile/profile.h"
+#include "../util/strbuf.h"
 #include "options.h"
 #include "stop_signals.h"
 
@@ -17,6 +18,10 @@
  * sampled processes' modules) for samples from start_ns to end_ns. */
 typedef void (*describe_fn)(void *ctx, const struct options *o, struct profile *p, uint64_t start_ns,
 			    uint64_t end_ns);
+/* At the end of period `seq`, before its profile is written or exported: the sampler checks each
+ * process's samples against its CPU time (cpu_share.h), warns on stderr, and adds a short note for
+ * the export's period line (e.g. "process 42 got 13 of ~300 samples due"). */
+typedef void (*period_check_fn)(void *ctx, unsigned long seq, struct strbuf *note);
 
 struct periodic_output {
 	const struct options *o;
@@ -24,6 +29,7 @@ struct periodic_output {
 	const struct stop_signals *sig;
 	describe_fn describe;
 	void *describe_ctx;
+	period_check_fn check;         /* NULL: none */
 	unsigned long usr1_done;       /* SIGUSR1s answered */
 	uint64_t period_ns;            /* 0: one profile for the whole run */
 	uint64_t period_start_ns;

@@ -9,6 +9,7 @@
 #include "../ptrace/tracer.h"
 #include "../sourcemap/store.h"
 #include "options.h"
+#include "../sampling/cpu_share.h"
 #include "../sampling/target.h"
 
 struct live_session {
@@ -20,6 +21,8 @@ struct live_session {
 	struct sampler s;
 	bool opened, attached;
 	struct sm_store sourcemaps; /* unless --no-source-maps (sw.sourcemaps is NULL then) */
+	/* the target's CPU time and samples when sampling began, and when the --period began */
+	struct cpu_mark run_mark, period_mark;
 };
 
 /* Check the target and prepare (nothing touches it yet); false with the reason in *why. */

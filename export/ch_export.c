@@ -150,16 +150,17 @@ static size_t spool_waiting_now(const struct ch_export *ex)
 	return n;
 }
 
-static void status_line(struct ch_export *ex, const char *what, size_t rows, size_t bytes)
+static void status_line(struct ch_export *ex, const struct period_batch *b, const char *what,
+			size_t bytes)
 {
 	if (!ex->cfg.status_lines)
 		return;
 	pthread_mutex_lock(&ex->mu);
 	struct ch_export_stats st = ex->st;
 	pthread_mutex_unlock(&ex->mu);
-	fprintf(stderr, "v8walk: export period %lu: %s (%zu rows, %zu bytes); so far %lu sent, %lu "
-		"spooled, %lu dropped, %lu waiting in the spool\n", ex->seq, what, rows, bytes, st.sent,
-		st.spooled, st.dropped, spool_waiting_now(ex));
+	fprintf_text(stderr, "v8walk: export period %lu: %s (%zu rows, %zu bytes); so far %lu sent, %lu "
+		"spooled, %lu dropped, %lu waiting in the spool%s%s\n", ex->seq, what, b->rows, bytes,
+		st.sent, st.spooled, st.dropped, spool_waiting_now(ex), b->note[0] ? "; " : "", b->note);
 }
 
 /* A period from the queue: sent now when the server answers and nothing older waits in the
@@ -174,7 +175,7 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 	sb_init(&why);
 	if (!ex->online || spool_waiting) {
 		spool_batch(ex, b, ex->online ? "older periods are waiting" : "ClickHouse unreachable");
-		status_line(ex, "spooled", b->rows, 0);
+		status_line(ex, b, "spooled", 0);
 		goto out;
 	}
 	/* only the stacks this agent has not sent yet */
@@ -196,12 +197,12 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 		ex->st.sent++;
 		ex->st.bytes += (nfresh ? stacks_gz.len : 0) + samples_gz.len;
 		pthread_mutex_unlock(&ex->mu);
-		status_line(ex, "sent", b->rows, (nfresh ? stacks_gz.len : 0) + samples_gz.len);
+		status_line(ex, b, "sent", (nfresh ? stacks_gz.len : 0) + samples_gz.len);
 	} else {
 		went_online(ex, false, why.s);
 		back_off(ex);
 		spool_batch(ex, b, why.s);
-		status_line(ex, "spooled", b->rows, 0);
+		status_line(ex, b, "spooled", 0);
 	}
 out:
 	sb_free(&fresh);
@@ -385,11 +386,13 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 	return ex;
 }
 
-void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket)
+void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket,
+		       const char *note)
 {
 	struct period_batch *b = xmalloc(sizeof(*b));
 	period_batch_init(b);
 	period_batch_fill(b, &ex->rows, p, bucket);
+	snprintf(b->note, sizeof(b->note), "%s", note ? note : "");
 	struct period_batch *lost = NULL;
 	pthread_mutex_lock(&ex->mu);
 	ex->st.periods++;

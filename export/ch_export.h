@@ -51,7 +51,8 @@ struct ch_export;
  * answers (ch_conn.unreachable tells the two apart). */
 struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strbuf *why);
 /* One period's aggregation, which began at `bucket`: its rows are queued for the sender. */
-void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket);
+void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket,
+		      const char *note);
 /* Send what is queued (and the spool, if the server answers), stop the sender and free; the
  * figures in *st. */
 void ch_export_close(struct ch_export *ex, struct ch_export_stats *st);

@@ -41,6 +41,7 @@ struct period_batch {
 	struct strbuf samples;
 	size_t rows;
 	uint64_t count;             /* samples in the period */
+	char note[256];             /* for the period's status line (what the sampler warned of) */
 };
 
 void row_context_init(struct row_context *rc, const char *service_spec, double rate_hz);

@@ -55,7 +55,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 		else
 			s->copier = stack_copier_start(s->rt.fifo_priority, &s->copier_why);
 	}
-	s->rng = now_ns() | 1;
+	jitter_seed(&s->rng, now_ns());
 	char fn[64], comm[32] = "node";
 	snprintf(fn, sizeof(fn), "/proc/%d/comm", (int)pid);
 	FILE *f = fopen(fn, "re");
@@ -89,16 +89,6 @@ void sampler_free(struct sampler *s)
 	memsrc_live_close(&s->live);
 	free(s->tinfo);
 	thread_labels_free(&s->labels);
-}
-
-static double rand01(struct sampler *s)
-{
-	uint64_t x = s->rng;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	s->rng = x;
-	return (double)(x >> 11) / (double)(1ULL << 53);
 }
 
 static struct thread_info *tinfo_for(struct sampler *s, pid_t tid)
@@ -520,7 +510,7 @@ static void tick_when_due(struct sampler *s, uint64_t now)
 	tick(s);
 	/* jitter: uniform in [0.5, 1.5) intervals, against aliasing with periodic work */
 	uint64_t interval = (uint64_t)(1e9 / (s->opts.rate_hz > 0 ? s->opts.rate_hz : 99));
-	s->next_tick_ns += (uint64_t)((double)interval * (0.5 + rand01(s)));
+	s->next_tick_ns += jitter_around(&s->rng, interval);
 	now = now_ns();
 	if (s->next_tick_ns < now) {
 		s->st.behind++;

@@ -14,6 +14,7 @@
 #include "../walker/frame.h"
 #include "../walker/maps_refresh.h"
 #include "../mem/memsrc_live.h"
+#include "../util/jitter.h"
 #include "../util/rt_sched.h"
 #include "../walker/capture.h"
 #include "../walker/stackwalk.h"
@@ -92,7 +93,7 @@ struct sampler {
 	struct sampler_stats st;
 	pid_t pid;
 	uint32_t process_name; /* interned comm */
-	uint64_t rng;          /* xorshift state for jitter */
+	struct jitter rng;     /* the ticks' intervals */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;
 	/* what each stop copied, waiting to be decoded once its thread runs again */

@@ -18,6 +18,7 @@
 
 #include "../util/clock.h"
 #include "../util/fd_room.h"
+#include "../util/proc_stat.h"
 #include "../util/xalloc.h"
 
 #ifndef PTRACE_EVENT_STOP
@@ -196,15 +197,9 @@ char tthread_proc_state(struct tthread *t)
 	if (t->stat_fd < 0)
 		return 0;
 	char buf[512];
-	ssize_t n = pread(t->stat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* "tid (comm) S ..." — comm may contain spaces and parentheses: use the last ')' */
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return 0;
-	return p[2];
+	ssize_t n = pread(t->stat_fd, buf, sizeof(buf), 0);
+	struct proc_stat st;
+	return n > 0 && proc_stat_parse(buf, (size_t)n, &st) ? st.state : 0;
 }
 
 /* The three figures of schedstat (false: unreadable). */

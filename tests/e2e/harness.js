@@ -91,12 +91,13 @@ function controlled(child, name, running = () => child.exitCode === null && chil
     pid: child.pid,
     ready: null,
     next,
-    // Does the target still answer? (resolves true/false within ms)
+    // Does the target still answer? (resolves with its answer, the fixture's status, or false
+    // within ms)
     async ping(ms = 5000) {
       const k = ++seq;
       if (!running()) return false;
       child.stdin.write(`ping ${k}\n`);
-      try { await next((m) => m.pong === k, ms); return true; } catch { return false; }
+      try { return await next((m) => m.pong === k, ms); } catch { return false; }
     },
     // Why the target is gone, for assertion messages.
     describe() {
@@ -173,10 +174,12 @@ function runV8walk(args, { timeoutMs = 120000, env = {}, uid, wrap = [] } = {}) 
   });
 }
 
-// Start v8walk and hand back the child (for signal tests); `sampling` resolves once v8walk says
-// it is sampling (its start-up, slower in a sanitizer build, is over), or when it ends first.
-function startV8walk(args) {
-  const child = spawn(V8WALK, withMode(args), { stdio: ['ignore', 'pipe', 'pipe'] });
+// Start v8walk (under `wrap`, as runV8walk) and hand back the child (for signal tests);
+// `sampling` resolves once v8walk says it is sampling (its start-up, slower in a sanitizer build,
+// is over), or when it ends first.
+function startV8walk(args, { wrap = [] } = {}) {
+  const argv = [...wrap, V8WALK, ...withMode(args)];
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
   let sawSampling;
   const sampling = new Promise((resolve) => { sawSampling = resolve; });
