@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 
 #include "../util/clock.h"
+#include "../util/loop_wait.h"
+#include "../util/proc_stat.h"
 #include "../util/proc_status.h"
 #include "../util/text_escape.h"
 #include "../walker/gc_frames.h"
@@ -17,6 +19,7 @@ enum {
 	CONSUME_SLICE_NS = 50 * 1000 * 1000, /* records named per step before the loop looks up */
 	READ_EVERY_NS = 10 * 1000 * 1000,    /* the ring is read this often on average, or every
 					      * sampling period if that is shorter */
+	STALLS_READ_EVERY_NS = 20 * 1000 * 1000, /* --stalls: records come in stalls only */
 	FINAL_DRAIN_NS = 2000 * 1000 * 1000, /* records written before the end still named */
 	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
 	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
@@ -68,7 +71,8 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 			    .process_name = p->name,
 			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
 								 r->frames + nk, n, complete),
-			    .frames = r->frames, .n = nk + n};
+			    .frames = r->frames, .n = nk + n,
+			    .stall_start = rec->flags & V8W_F_STALL ? rec->stall_start : 0};
 	/* a wait for a CPU of `weight` periods is that many samples of the stack it waited in, a
 	 * period apart from when it began, as the cpu-clock ticks would have been had it run */
 	unsigned long weight = 1;
@@ -82,6 +86,8 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	for (unsigned long k = 0; k < weight; k++) {
 		sm.time_ns = rec->time_ns + k * r->period_ns;
 		r->sink(r->sink_ctx, &sm);
+		if (r->stalls && sm.stall_start)
+			stall_tracker_sample(r->stalls, &sm, sm.stall_start);
 	}
 	u64map_put(&r->tids, ((uint64_t)rec->tgid << 32 | rec->tid) + 1, 1);
 	p->samples += weight;
@@ -95,6 +101,19 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		r->no_js += weight;
 }
 
+/* --stalls: a process whose main thread is outside its loop's wait as the kernel starts to
+ * watch it may be inside a stall already (the one someone attached for): its iteration is
+ * counted from now. */
+static void watch_loop(struct bpf_backend *r, pid_t pid)
+{
+	long nr;
+	if (!r->stalls || (proc_thread_syscall(pid, &nr) && syscall_is_loop_wait(nr)))
+		return;
+	uint64_t now = now_ns();
+	if (bpf_sampler_loop_busy(r->bs, pid, now) == 0)
+		stall_tracker_began_before(r->stalls, pid, now);
+}
+
 /* A launched program that called execve but had no V8 then (node on libnode.so maps it later, a
  * script's interpreter may execve node): look again, at most every RETRY_OPEN_NS. */
 static void retry_open(struct bpf_backend *r, struct bpf_proc *p)
@@ -103,8 +122,8 @@ static void retry_open(struct bpf_backend *r, struct bpf_proc *p)
 	if (now - p->last_try_ns < RETRY_OPEN_NS)
 		return;
 	p->last_try_ns = now;
-	if (node_scan_pid(&r->scan, p->pid))
-		bpf_proc_exec(&r->procs, p);
+	if (node_scan_pid(&r->scan, p->pid) && bpf_proc_exec(&r->procs, p))
+		watch_loop(r, p->pid);
 }
 
 /* A target ended without its exit record (lost): the kernel's filter forgets its pid here, as
@@ -136,10 +155,15 @@ static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem
 		/* not node (yet)? V8 may be mapped later: retry_open */
 		p->exec_seen = true;
 		p->last_try_ns = now_ns();
-		bpf_proc_exec(&r->procs, p);
+		if (bpf_proc_exec(&r->procs, p))
+			watch_loop(r, p->pid);
 		break;
 	case V8W_REC_EXIT: /* the kernel already dropped it from its filter */
 		bpf_proc_exited(p, true, rec->exit_code);
+		break;
+	case V8W_REC_STALL:
+		if (r->stalls)
+			stall_tracker_end(r->stalls, p->pid, p->name, rec->time_ns, rec->stall_ns);
 		break;
 	}
 	return 0;
@@ -191,8 +215,9 @@ void bpf_backend_add_node_processes(struct bpf_backend *r)
 	for (size_t i = 0; i < n; i++) {
 		struct strbuf why;
 		sb_init(&why);
-		if (bpf_procs_add(&r->procs, pids[i], &why))
-			bpf_sampler_add_target(r->bs, pids[i]);
+		if (bpf_procs_add(&r->procs, pids[i], &why) &&
+		    bpf_sampler_add_target(r->bs, pids[i]) == 0)
+			watch_loop(r, pids[i]);
 		else if (!r->quiet)
 			fprintf_text(stderr, "v8walk: skipping %s\n", why.s);
 		sb_free(&why);
@@ -239,6 +264,7 @@ bool bpf_backend_sample_opened(struct bpf_backend *b)
 				(int)b->procs.v[i]->pid, strerror(-err));
 			return false;
 		}
+		watch_loop(b, b->procs.v[i]->pid);
 	}
 	return true;
 }
@@ -315,7 +341,8 @@ static void start(void *ctx, uint64_t now, uint64_t end)
 	struct bpf_backend *b = ctx;
 	b->start_ns = b->last_check_ns = b->last_scan_ns = now;
 	jitter_seed(&b->rng, now);
-	b->read_every_ns = b->period_ns < READ_EVERY_NS ? b->period_ns : READ_EVERY_NS;
+	b->read_every_ns = b->stalls ? STALLS_READ_EVERY_NS
+			   : b->period_ns < READ_EVERY_NS ? b->period_ns : READ_EVERY_NS;
 	b->half_ns = end ? now + (end - now) / 2 : 0;
 }
 

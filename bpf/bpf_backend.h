@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "../profile/sample.h"
+#include "../profile/stall_tracker.h"
 #include "../sampling/backend.h"
 #include "../sampling/node_scan.h"
 #include "../symtab/kallsyms.h"
@@ -63,6 +64,7 @@ struct bpf_backend {
 	uint64_t lost;          /* records lost to a full ring buffer, as the kernel counted them
 				 * when the sampler was closed */
 	struct u64map tids;     /* distinct (pid, tid) seen */
+	struct stall_tracker *stalls; /* --stalls: each stall's samples and end go here (else NULL) */
 };
 
 extern const struct sampler_backend_ops bpf_backend_ops;

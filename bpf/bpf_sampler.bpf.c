@@ -33,6 +33,8 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 period_ns = 10101010; /* the sampling period: 1 s / rate */
 const volatile bool waits = true;          /* sample the time a target thread waits for a CPU */
+const volatile __u64 stall_ns = 0;         /* --stalls: sample only main threads whose loop
+					    * iteration has run this long (0: sample everything) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -76,6 +78,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct v8w_parked);
 } park_seed SEC(".maps");
+
+/* --stalls: each target's main thread and its event loop (tgid → where it is) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct v8w_loop);
+} loops SEC(".maps");
 
 #define MEM_MASK (V8W_MEM_MAX - 1)
 #define FRAME_BYTES (V8W_SLOTS_BELOW_FP + V8W_SLOTS_ABOVE_FP)
@@ -245,6 +255,8 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 	rec->fp_end = 0;
 	rec->weight = 1;
 	rec->reserved = 0;
+	rec->stall_start = 0;
+	rec->stall_ns = 0;
 	BPF_CORE_READ_STR_INTO(&rec->comm, task, comm);
 	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
 		return false;
@@ -281,18 +293,38 @@ static __always_inline __u64 sample_size(const struct v8w_sample *s)
 	return size > sizeof(*s) ? sizeof(*s) : size;
 }
 
+/* --stalls: is this a target's main thread whose loop iteration has run for stall_ns or more
+ * (*start: when it began)? */
+static __always_inline bool in_stall(__u32 tgid, __u32 tid, __u64 now, __u64 *start)
+{
+	if (tid != tgid)
+		return false;
+	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
+	if (!l || !l->busy_since || now < l->busy_since || now - l->busy_since < stall_ns)
+		return false;
+	*start = l->busy_since;
+	return true;
+}
+
 SEC("perf_event")
 int v8w_sample(struct bpf_perf_event_data *ctx)
 {
 	__u32 tgid, tid, zero = 0;
 	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
+	__u64 now = bpf_ktime_get_ns(), stall_start = 0;
+	if (stall_ns && !in_stall(tgid, tid, now, &stall_start))
+		return 0;
 	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	if (!capture(s, bpf_get_current_task_btf(), tgid, tid, bpf_ktime_get_ns()))
+	if (!capture(s, bpf_get_current_task_btf(), tgid, tid, now))
 		return 0;
 	struct v8w_record *rec = &s->rec;
+	if (stall_ns) {
+		rec->flags |= V8W_F_STALL;
+		rec->stall_start = stall_start;
+	}
 	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
 		rec->flags |= V8W_F_KERNEL_MODE;
 	if (kernel_stacks && (rec->flags & V8W_F_KERNEL_MODE)) {
@@ -373,12 +405,71 @@ static __always_inline void unpark(struct task_struct *next, __u64 now)
 	count(lost);
 }
 
+/* --stalls: a main thread about to run again after a sleep inside its loop iteration: the part of
+ * the sleep past the iteration's first stall_ns is owed as samples of the stall, sent as one
+ * record of that weight with the stack it slept in (the remainder is kept for the stall's next
+ * sleep). */
+static __always_inline void unpark_stall(struct task_struct *next, __u64 now)
+{
+	__u32 key = BPF_CORE_READ(next, pid);
+	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
+	if (!p || !p->since)
+		return;
+	__u64 since = p->since;
+	p->since = 0;
+	__u32 tgid = p->s.rec.tgid;
+	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
+	if (!l || !l->busy_since || l->busy_since != p->s.rec.stall_start)
+		return; /* the iteration it slept in has ended */
+	__u64 from = l->busy_since + stall_ns;
+	if (since > from)
+		from = since;
+	if (now <= from)
+		return;
+	__u64 period = period_ns ? period_ns : 1;
+	__u64 owed = l->owed + (now - from), n = owed / period;
+	l->owed = owed - n * period;
+	if (n == 0)
+		return;
+	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
+	p->s.rec.flags |= V8W_F_WAITED;
+	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), BPF_RB_NO_WAKEUP) != 0;
+	count(lost);
+}
+
+/* --stalls: a target's main thread going to sleep inside a loop iteration (not in its loop's
+ * wait: a synchronous system call, a lock, the collector's helpers), or preempted inside a
+ * stall, has its stack kept until it runs again, when the part of that time that falls in a
+ * stall is counted (unpark_stall). (A preemption before the stall began is not followed: it is
+ * short, and following every one would cost each busy iteration a stack copy.) */
+static __always_inline void switch_stall(struct task_struct *prev, struct task_struct *next,
+					 __u64 now)
+{
+	__u32 tgid, tid;
+	if (current_ids(&tgid, &tid) && tid == tgid && bpf_map_lookup_elem(&targets, &tgid)) {
+		struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
+		bool asleep = BPF_CORE_READ(prev, __state) != 0;
+		if (l && l->busy_since && (asleep || now - l->busy_since >= stall_ns)) {
+			park(prev, now, tgid, tid, V8W_F_STALL);
+			__u32 key = BPF_CORE_READ(prev, pid);
+			struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
+			if (p)
+				p->s.rec.stall_start = l->busy_since;
+		}
+	}
+	unpark_stall(next, now);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	__u64 now = bpf_ktime_get_ns();
+	if (stall_ns) {
+		switch_stall(prev, next, now);
+		return 0;
+	}
 	if (!waits)
 		return 0;
-	__u64 now = bpf_ktime_get_ns();
 	__u32 tgid, tid;
 	if (current_ids(&tgid, &tid) && bpf_map_lookup_elem(&targets, &tgid)) {
 		if (BPF_CORE_READ(prev, __state) == 0) /* TASK_RUNNING: preempted, not sleeping */
@@ -431,3 +522,56 @@ int BPF_PROG(v8w_exit, struct task_struct *p)
 	bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }
+
+/* --stalls: a target's main thread left its event loop's wait (an iteration begins) */
+static __always_inline void loop_left_wait(void)
+{
+	__u32 tgid, tid;
+	if (!current_ids(&tgid, &tid) || tid != tgid || !bpf_map_lookup_elem(&targets, &tgid))
+		return;
+	struct v8w_loop fresh = {.busy_since = bpf_ktime_get_ns()};
+	bpf_map_update_elem(&loops, &tgid, &fresh, BPF_ANY);
+}
+
+/* --stalls: a target's main thread back in its loop's wait: an iteration of stall_ns or more is
+ * reported (no stack: its samples went out while it ran) */
+static __always_inline void loop_back_to_wait(void)
+{
+	__u32 tgid, tid;
+	if (!current_ids(&tgid, &tid) || tid != tgid)
+		return;
+	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
+	if (!l || !l->busy_since)
+		return;
+	__u64 now = bpf_ktime_get_ns(), began = l->busy_since;
+	l->busy_since = 0;
+	if (now < began || now - began < stall_ns)
+		return;
+	struct v8w_record *rec = bpf_ringbuf_reserve(&records, sizeof(*rec), 0);
+	if (!rec) {
+		count(true);
+		return;
+	}
+	__builtin_memset(rec, 0, sizeof(*rec));
+	rec->type = V8W_REC_STALL;
+	rec->tgid = tgid;
+	rec->tid = tid;
+	rec->time_ns = began;
+	rec->stall_ns = now - began;
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+}
+
+/* libuv's loop waits in one of these (util/loop_wait.h); attached only with --stalls */
+SEC("tracepoint/syscalls/sys_exit_epoll_wait")
+int v8w_exit_epoll_wait(void *ctx) { loop_left_wait(); return 0; }
+SEC("tracepoint/syscalls/sys_exit_epoll_pwait")
+int v8w_exit_epoll_pwait(void *ctx) { loop_left_wait(); return 0; }
+SEC("tracepoint/syscalls/sys_exit_epoll_pwait2")
+int v8w_exit_epoll_pwait2(void *ctx) { loop_left_wait(); return 0; }
+SEC("tracepoint/syscalls/sys_enter_epoll_wait")
+int v8w_enter_epoll_wait(void *ctx) { loop_back_to_wait(); return 0; }
+SEC("tracepoint/syscalls/sys_enter_epoll_pwait")
+int v8w_enter_epoll_pwait(void *ctx) { loop_back_to_wait(); return 0; }
+SEC("tracepoint/syscalls/sys_enter_epoll_pwait2")
+int v8w_enter_epoll_pwait2(void *ctx) { loop_back_to_wait(); return 0; }

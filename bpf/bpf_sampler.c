@@ -23,9 +23,13 @@
 
 enum { PROC_PID_INIT_INO = 0xEFFFFFFCu };
 
+/* --stalls: the programs on libuv's loop waits (bpf_sampler.bpf.c) */
+enum { LOOP_LINKS = 6 };
+
 struct bpf_sampler {
 	struct v8w_bpf *skel;
 	struct bpf_link *exec_link, *exit_link, *switch_link;
+	struct bpf_link *loop_links[LOOP_LINKS];
 	struct bpf_link **links; /* per CPU */
 	int *event_fds;
 	int ncpus;
@@ -136,6 +140,13 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	b->skel->rodata->kernel_stacks = cfg->kernel_stacks;
 	b->skel->rodata->period_ns = bpf_sampler_period_ns(cfg);
 	b->skel->rodata->waits = !cfg->on_cpu_only;
+	b->skel->rodata->stall_ns = cfg->stall_ns;
+	struct bpf_program *loop_progs[LOOP_LINKS] = {
+	    b->skel->progs.v8w_exit_epoll_wait,   b->skel->progs.v8w_exit_epoll_pwait,
+	    b->skel->progs.v8w_exit_epoll_pwait2, b->skel->progs.v8w_enter_epoll_wait,
+	    b->skel->progs.v8w_enter_epoll_pwait, b->skel->progs.v8w_enter_epoll_pwait2};
+	for (int i = 0; i < LOOP_LINKS; i++)
+		bpf_program__set_autoload(loop_progs[i], cfg->stall_ns != 0);
 	set_pidns(b->skel);
 	int err = v8w_bpf__load(b->skel);
 	if (err) {
@@ -145,11 +156,26 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	fail->stage = BPF_STAGE_ATTACH;
 	b->exec_link = bpf_program__attach(b->skel->progs.v8w_exec);
 	b->exit_link = bpf_program__attach(b->skel->progs.v8w_exit);
-	/* the time a target thread waits for a CPU (sampled as ptrace and V8 sample it) */
-	b->switch_link = cfg->on_cpu_only ? NULL : bpf_program__attach(b->skel->progs.v8w_switch);
-	if (!b->exec_link || !b->exit_link || (!cfg->on_cpu_only && !b->switch_link)) {
+	/* the time a target thread waits for a CPU (sampled as ptrace and V8 sample it); with
+	 * --stalls, a main thread's sleeps inside a stall */
+	bool switches = !cfg->on_cpu_only || cfg->stall_ns;
+	b->switch_link = switches ? bpf_program__attach(b->skel->progs.v8w_switch) : NULL;
+	if (!b->exec_link || !b->exit_link || (switches && !b->switch_link)) {
 		fail->err = errno;
 		goto fail;
+	}
+	if (cfg->stall_ns) {
+		fail->stage = BPF_STAGE_LOOP_WAITS;
+		for (int i = 0; i < LOOP_LINKS; i++) {
+			/* epoll_pwait2 is younger (5.11) than the rest: a kernel without it has
+			 * no libuv that waits in it */
+			b->loop_links[i] = bpf_program__attach(loop_progs[i]);
+			if (!b->loop_links[i] && i != 2 && i != 5) {
+				fail->err = errno;
+				goto fail;
+			}
+		}
+		fail->stage = BPF_STAGE_ATTACH;
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records), on_record, b, NULL);
 	if (!b->rb) {
@@ -163,6 +189,15 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 fail:
 	bpf_sampler_close(b);
 	return NULL;
+}
+
+int bpf_sampler_loop_busy(struct bpf_sampler *b, pid_t tgid, uint64_t since_ns)
+{
+	uint32_t key = (uint32_t)tgid;
+	struct v8w_loop l = {.busy_since = since_ns};
+	if (bpf_map__update_elem(b->skel->maps.loops, &key, sizeof(key), &l, sizeof(l), BPF_NOEXIST) != 0)
+		return -errno;
+	return 0;
 }
 
 int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid)
@@ -211,6 +246,8 @@ void bpf_sampler_close(struct bpf_sampler *b)
 		if (b->event_fds[i] >= 0)
 			close(b->event_fds[i]);
 	}
+	for (int i = 0; i < LOOP_LINKS; i++)
+		bpf_link__destroy(b->loop_links[i]);
 	bpf_link__destroy(b->exec_link);
 	bpf_link__destroy(b->exit_link);
 	bpf_link__destroy(b->switch_link);

@@ -19,6 +19,9 @@ struct bpf_sampler_config {
 	bool on_cpu_only;    /* not the time a target thread waits for a CPU (preempted, runnable):
 			      * without it that time is sampled too, one record of a weight per wait
 			      * of a period or more, as ptrace and V8's own profiler sample it */
+	uint64_t stall_ns;   /* --stalls: watch each target's main thread's event loop (its epoll
+			      * waits) and sample only iterations that run this long, on a CPU
+			      * and off (V8W_REC_STALL reports each); 0: sample every thread */
 };
 
 /* One record: `mem` holds rec->mem_len bytes of struct v8w_range + bytes (sample records).
@@ -35,6 +38,7 @@ enum bpf_stage {
 	BPF_STAGE_LOAD,          /* loading the program or creating its maps */
 	BPF_STAGE_PERF_EVENT,    /* perf_event_open of the cpu-clock events */
 	BPF_STAGE_ATTACH,        /* attaching the program to events or tracepoints */
+	BPF_STAGE_LOOP_WAITS,    /* --stalls: attaching to the epoll system calls' tracepoints */
 };
 
 /* The sampling period: the cpu-clock events' at rate_hz, and what a record of a wait is weighed in. */
@@ -55,6 +59,9 @@ enum { BPF_SAMPLER_MAX_TOP_BYTES = 12 << 10 };
  * with *fail filled when that is impossible. */
 struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_record_fn fn,
 				     void *ctx, struct bpf_failure *fail);
+/* --stalls: the main thread of tgid is outside its loop's wait since since_ns (it was seen so
+ * as sampling began: a stall may already run); returns 0 or -errno. */
+int bpf_sampler_loop_busy(struct bpf_sampler *b, pid_t tgid, uint64_t since_ns);
 /* Start / stop sampling a process (by tgid as v8walk sees it); returns 0 or -errno. */
 int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
 void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);

@@ -31,6 +31,9 @@ enum v8w_record_type {
 	V8W_REC_SAMPLE = 1,
 	V8W_REC_EXEC = 2, /* a target called execve (its address space is new) */
 	V8W_REC_EXIT = 3, /* the last thread of a target exited */
+	V8W_REC_STALL = 4, /* --stalls: a target's main thread came back to its event loop's wait
+			    * after a loop iteration of stall_ns or more (time_ns: when the
+			    * iteration began; stall_ns: how long it ran; no stack) */
 };
 
 enum v8w_range_kind {
@@ -55,6 +58,9 @@ enum v8w_flags {
 	V8W_F_SLEPT = 8,       /* with V8W_F_WAITED: taken when a main thread went to sleep (not in
 				* its event loop's wait); user space keeps it only if the stack is
 				* inside V8's collector (the main thread waiting for its helpers) */
+	V8W_F_STALL = 16,      /* --stalls: taken while the main thread's loop iteration had run
+				* for stall_ns or more (stall_start: when it began); with
+				* V8W_F_WAITED, `weight` periods of that stall spent off a CPU */
 };
 
 struct v8w_range {
@@ -79,6 +85,8 @@ struct v8w_record {
 	__u32 fp_end;    /* enum v8w_fp_end */
 	__u32 weight;    /* sampling periods the record stands for (0 or 1: one; V8W_F_WAITED: more) */
 	__u32 reserved;
+	__u64 stall_start; /* V8W_F_STALL samples: when the stalled loop iteration began */
+	__u64 stall_ns;    /* V8W_REC_STALL: how long the iteration ran */
 	__u64 kstack[V8W_KSTACK_MAX];
 };
 
@@ -96,6 +104,13 @@ struct v8w_sample {
 	struct v8w_record rec;
 	__u8 mem[V8W_MEM_MAX + V8W_MEM_SLACK];
 	struct v8w_fp_walk walk;
+};
+
+/* --stalls: where a target's main thread is in its event loop (kept per target in the kernel) */
+struct v8w_loop {
+	__u64 busy_since; /* when it left its loop's wait (0: in the wait, or not seen leave it) */
+	__u64 owed;       /* off-CPU time of the current stall not yet sent as samples (ns) */
+	__u64 parked;     /* when it went off a CPU inside the current stall (0: on one) */
 };
 
 struct v8w_counters {

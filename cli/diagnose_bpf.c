@@ -86,6 +86,12 @@ void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 			       "Linux 5.17 or later (BTF tracepoints, bpf_loop)",
 			  strerror(fail->err));
 		return;
+	case BPF_STAGE_LOOP_WAITS:
+		sb_printf(out, "--stalls watches the event loop through the epoll system calls' "
+			       "tracepoints, which the kernel refused (%s): it needs "
+			       "CONFIG_FTRACE_SYSCALLS and tracefs",
+			  strerror(fail->err));
+		return;
 	}
 	sb_printf(out, "eBPF sampling is unavailable (%s)", strerror(fail->err));
 }

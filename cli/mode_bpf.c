@@ -15,6 +15,7 @@
 #include "live_hooks.h"
 #include "../profile/profile.h"
 #include "run_loop.h"
+#include "stall_output.h"
 #include "stop_signals.h"
 #include "summary.h"
 
@@ -29,6 +30,8 @@ struct bpf_run {
 	bool launching;
 	struct stop_signals stop;
 	struct live_hooks hooks; /* SIGUSR1, --period, top */
+	struct stall_tracker stalls;  /* --stalls */
+	struct stall_output stall_out;
 };
 
 static void print_exit(const struct bpf_proc *p, bool only)
@@ -95,6 +98,14 @@ static void announce(const struct bpf_run *r)
 	const struct options *o = r->o;
 	if (o->quiet)
 		return;
+	if (o->stalls_ms) {
+		fprintf_text(stderr, "v8walk: sampling the stalls of %s's event loop (iterations of %g ms "
+				"or more) with eBPF at %g Hz; Ctrl-C to stop\n",
+			o->all_node ? "every node process" : o->command ? o->command[0] :
+			r->b.procs.n == 1 ? "the process" : "each process",
+			o->stalls_ms, o->rate_hz);
+		return;
+	}
 	if (o->all_node)
 		fprintf_text(stderr, "v8walk: sampling every node process (%zu now) with eBPF at %g Hz; "
 				"Ctrl-C to stop\n", r->b.procs.n, o->rate_hz);
@@ -123,6 +134,7 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	    .top_bytes = (o->stack_kb_set ? o->stack_kb : DEFAULT_TOP_KB) << 10,
 	    .kernel_stacks = o->kernel,
 	    .on_cpu_only = o->on_cpu,
+	    .stall_ns = (uint64_t)(o->stalls_ms * 1e6),
 	};
 	struct bpf_failure fail;
 	if (bpf_backend_start(&r->b, &cfg, &fail)) {
@@ -165,9 +177,15 @@ static void check_period(void *ctx, unsigned long seq, struct strbuf *note)
 
 static int finish(struct bpf_run *r)
 {
-	int rc = live_hooks_finish(&r->hooks, r->b.end_ns ? r->b.end_ns : now_ns());
-	if (!r->o->quiet)
+	uint64_t end = r->b.end_ns ? r->b.end_ns : now_ns();
+	if (r->b.stalls)
+		stall_tracker_finish(r->b.stalls, end);
+	int rc = live_hooks_finish(&r->hooks, end);
+	if (!r->o->quiet) {
 		print_bpf_summary(r);
+		if (r->b.stalls)
+			stall_output_summary(&r->stall_out, r->b.stalls, stderr);
+	}
 	if (!r->launching)
 		return rc;
 	report_never_node(r);
@@ -248,6 +266,13 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	profile_init(&r->prof, &r->strings, line_mode_of(o));
 	struct target_opts to = target_opts_of(o);
 	bpf_backend_init(&r->b, &r->strings, &to, profile_sink, &r->prof, o->all_node);
+	if (o->stalls_ms) {
+		stall_output_init(&r->stall_out, &r->strings, stderr, o->json ? stdout : NULL,
+				  o->stalls_ms);
+		stall_tracker_init(&r->stalls, &r->strings, line_mode_of(o), stall_output_report,
+				   &r->stall_out);
+		r->b.stalls = &r->stalls;
+	}
 	stop_signals_init(&r->stop, 0);
 	int code = EXIT_ERROR;
 	if (!open_given_processes(r) || !start_sampler(r, ptrace_refusal))
@@ -276,6 +301,8 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 out:
 	stop_signals_close(&r->stop);
 	bpf_backend_free(&r->b);
+	if (o->stalls_ms)
+		stall_tracker_free(&r->stalls);
 	profile_free(&r->prof);
 	intern_free(&r->strings);
 	free(r);

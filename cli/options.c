@@ -113,6 +113,11 @@ void print_usage(FILE *f)
 		"      --kernel             also show kernel frames (eBPF), tagged _[k] in --raw\n"
 		"      --on-cpu             eBPF: only threads on a CPU (by default a thread waiting\n"
 		"                           for one is sampled too, as ptrace and V8 sample it)\n"
+		"      --stalls MS          watch each target's event loop (eBPF): every iteration of\n"
+		"                           MS ms or more is reported as it ends (stderr; with --json a\n"
+		"                           JSON line each on stdout); only the main thread is sampled,\n"
+		"                           only while an iteration runs past MS (default --rate 997):\n"
+		"                           the profile is of what blocked the loop\n"
 		"      --keep-root          launch mode under sudo: run the program as root (default: as\n"
 		"                           the user who ran sudo, SUDO_UID/SUDO_GID and their groups)\n"
 		"\n"
@@ -219,8 +224,8 @@ const char *options_conflict(const struct options *o)
 		       "--all-node or a program)";
 	if (o->exe && !o->core)
 		return "--exe goes with --core";
-	if (o->json && !one_shot)
-		return "--json goes with --dump or --core";
+	if (o->json && !one_shot && !o->stalls_ms)
+		return "--json goes with --dump, --core or --stalls";
 	if (o->format_set && one_shot)
 		return "--text and --raw (--format) shape a sampled profile; --dump and --core print "
 		       "stacks as text, or JSON with --json";
@@ -269,6 +274,17 @@ const char *options_conflict(const struct options *o)
 	if (o->sampler == SAMPLER_PTRACE && o->on_cpu)
 		return "--on-cpu needs eBPF sampling (--mode bpf, or auto): ptrace samples every "
 		       "runnable thread";
+	if (o->stalls_ms && (one_shot || o->top || o->version_info))
+		return "--stalls watches running event loops; it goes without --dump, --core, top and "
+		       "--version-info";
+	if (o->stalls_ms && o->sampler == SAMPLER_PTRACE)
+		return "--stalls watches the event loop with eBPF (--mode bpf, or auto)";
+	if (o->stalls_ms && (o->idle || o->on_cpu))
+		return "--stalls samples a stalled main thread on a CPU and off it; it goes without "
+		       "--idle and --on-cpu";
+	if (o->stalls_ms && o->json && (o->output_stdout || !o->output))
+		return "with --stalls --json the stalls go to stdout: write their profile with -o FILE "
+		       "(-o /dev/null for none)";
 	if (o->idle && (o->sampler == SAMPLER_BPF || several || o->kernel || o->on_cpu))
 		return "--idle needs ptrace mode: eBPF sampling sees threads on a CPU or waiting for "
 		       "one, not sleeping ones";
@@ -291,7 +307,8 @@ static enum action action_of(const struct options *o)
  * kernel frames); otherwise ptrace (which, in --mode auto, may hand over to eBPF when refused). */
 static enum sampler_kind sampler_of(const struct options *o)
 {
-	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel || o->on_cpu)
+	if (o->sampler == SAMPLER_BPF || o->npids > 1 || o->all_node || o->kernel || o->on_cpu ||
+	    o->stalls_ms)
 		return SAMPLER_BPF;
 	return SAMPLER_PTRACE;
 }
@@ -300,7 +317,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 {
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
-	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU,
+	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU, O_STALLS,
 	       O_STACKCOPY };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -331,6 +348,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	    {"all-node", no_argument, NULL, O_ALLNODE},
 	    {"kernel", no_argument, NULL, O_KERNEL},
 	    {"on-cpu", no_argument, NULL, O_ONCPU},
+	    {"stalls", required_argument, NULL, O_STALLS},
 	    {"keep-root", no_argument, NULL, O_KEEPROOT},
 	    {"period", required_argument, NULL, O_PERIOD},
 	    {"top", no_argument, NULL, O_TOP},
@@ -390,6 +408,11 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		case O_ALLNODE: o->all_node = true; break;
 		case O_KERNEL: o->kernel = true; break;
 		case O_ONCPU: o->on_cpu = true; break;
+		case O_STALLS:
+			if (!parse_double(optarg, &o->stalls_ms) || o->stalls_ms < 1 || o->stalls_ms > 3600000)
+				return refuse(why, "--stalls needs a threshold in milliseconds (at least 1), "
+					      "not '%s'", optarg);
+			break;
 		case O_KEEPROOT: o->keep_root = true; break;
 		case O_CORE: o->core = optarg; break;
 		case O_EXE: o->exe = optarg; break;
@@ -411,6 +434,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		case 'r':
 			if (!parse_double(optarg, &o->rate_hz) || o->rate_hz < 1 || o->rate_hz > 10000)
 				return refuse(why, "--rate must be between 1 and 10000 Hz, not '%s'", optarg);
+			o->rate_set = true;
 			break;
 		case 'd':
 			if (!parse_double(optarg, &o->duration_s) || o->duration_s <= 0)
@@ -498,12 +522,16 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		return refuse(why, "which program? `--` must be followed by the program to start");
 	}
 	if (!o->writer && o->output && o->mode == MODE_RECORD && !o->core && !o->version_info) {
-		o->writer = profile_writer_for_path(o->output);
+		/* -o /dev/null: no profile is wanted, in whatever format */
+		o->writer = !strcmp(o->output, "/dev/null") ? profile_writer_named("folded")
+							    : profile_writer_for_path(o->output);
 		if (!o->writer)
 			return unknown_format("-o", o->output, why);
 	}
 	if (!o->writer)
 		o->writer = profile_writer_named("tree");
+	if (o->stalls_ms && !o->rate_set)
+		o->rate_hz = STALLS_RATE_HZ;
 	const char *conflict = options_conflict(o);
 	if (conflict)
 		return refuse(why, "%s", conflict);

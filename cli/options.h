@@ -23,6 +23,8 @@ enum sampler_kind {
 };
 
 enum { MAX_PIDS = 256, MAX_MORE_OUTPUTS = 8 };
+/* --stalls' default rate: a stall of tens of ms still gets tens of samples */
+#define STALLS_RATE_HZ 997.0
 
 struct options {
 	pid_t pid;               /* the first --pid (0 = none) */
@@ -35,6 +37,8 @@ struct options {
 	enum sampler_kind sampler;
 	bool kernel;             /* --kernel: kernel frames (eBPF) */
 	bool on_cpu;             /* --on-cpu: eBPF samples threads on a CPU only, not their waits */
+	double stalls_ms;        /* --stalls: report loop iterations this long, sample only them
+				  * (0: off) */
 	bool keep_root;          /* --keep-root: launch mode under sudo runs the program as root */
 	sigset_t given_sigmask;  /* the signal mask v8walk was started with (a launched program's) */
 	struct rlimit given_nofile; /* its descriptor limit, before it raised its own (ditto) */
@@ -49,6 +53,7 @@ struct options {
 	const struct profile_writer *more_writers[MAX_MORE_OUTPUTS];
 	size_t nmore;
 	double rate_hz;
+	bool rate_set;           /* --rate was given */
 	double duration_s;       /* 0 = until Ctrl-C */
 	double period_s;         /* --period: one profile per SEC (0 = one for the run) */
 	bool top;                /* `v8walk top` / --top: the live view */

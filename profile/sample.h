@@ -17,6 +17,8 @@ struct sample {
 	uint32_t thread_role;       /* interned: walker/thread_role.h */
 	const struct frame *frames; /* innermost first */
 	int n;
+	uint64_t stall_start;       /* --stalls: when the stalled loop iteration it was taken in
+				     * began (CLOCK_MONOTONIC; 0: not a stall's sample) */
 };
 
 /* A consumer of samples (the aggregation, `top`, …). */

@@ -64,3 +64,22 @@ bool proc_cpu_ns(pid_t pid, uint64_t *ns)
 	*ns = (st.utime + st.stime) * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));
 	return true;
 }
+
+bool proc_thread_syscall(pid_t tid, long *nr)
+{
+	char fn[48], buf[64];
+	snprintf(fn, sizeof(fn), "/proc/%d/syscall", (int)tid);
+	int fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || buf[0] < '0' || buf[0] > '9') /* "running", or "-1 …": not in a system call */
+		return false;
+	buf[n] = 0;
+	long v = 0;
+	for (const char *p = buf; *p >= '0' && *p <= '9' && v < 100000; p++)
+		v = v * 10 + (*p - '0');
+	*nr = v;
+	return true;
+}

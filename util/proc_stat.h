@@ -22,4 +22,8 @@ bool proc_stat_parse(const char *buf, size_t len, struct proc_stat *out);
  * cannot be read (the process is gone). */
 bool proc_cpu_ns(pid_t pid, uint64_t *ns);
 
+/* The system call thread `tid` is blocked in (/proc/TID/syscall): true with its number, false
+ * when it runs (or runs in user space), or the file cannot be read. */
+bool proc_thread_syscall(pid_t tid, long *nr);
+
 #endif

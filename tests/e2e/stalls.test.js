@@ -1,0 +1,148 @@
+// stalls.test.js — --stalls against an event loop blocked on command (fixtures/stalls.js) for
+// known durations in known functions: a JavaScript loop, JSON.parse, a catastrophic regular
+// expression, a synchronous read that sleeps in the kernel, a burst of garbage, beside short
+// blocks under the threshold. Each block the fixture timed itself over the threshold is reported
+// once, within ±2 ms or ±5 % of the fixture's own measure, with the blocking function as the
+// innermost application frame of 90 % of its samples and the time in the class it belongs to;
+// none under it is; the profile (-o) holds the stalls' samples alone. --stalls watches the loop's
+// epoll calls with eBPF: in the ptrace pass it is refused with the reason.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const h = require('./harness');
+
+const THRESHOLD = 50;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-stalls-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+// what each kind of block is, by its samples: the blocking function (the innermost application
+// frame) and the class most of its time goes to
+const KINDS = {
+  busy: { fn: 'busyLoop', cls: 'js' },
+  json: { fn: 'parseBig', cls: 'builtin' },
+  regexp: { fn: 'matchEvil', cls: 'builtin' },
+  read: { fn: 'readPipe', cls: 'native' },
+  gc: { fn: null, cls: 'gc' },
+};
+
+function stallsOf(stdout) {
+  return stdout.split('\n').filter((l) => l.startsWith('{"stall"')).map((l) => JSON.parse(l).stall);
+}
+
+// Send `block KIND MS` and wait for the fixture's own account of it.
+async function block(fx, kind, ms) {
+  fx.child.stdin.write(`block ${kind} ${ms}\n`);
+  return fx.next((m) => m.blocked === kind, 30000);
+}
+
+// The stall whose iteration holds the block (it began at most 50 ms before the callback did).
+function stallFor(stalls, b) {
+  const at = BigInt(b.startNs);
+  return stalls.filter((s) => BigInt(s.startNs) <= at && at - BigInt(s.startNs) < 50000000n);
+}
+
+h.modeTest('bpf', '--stalls: every loop iteration over the threshold reported once, timed, named and classed; none under it', async (t) => {
+  const fx = await h.startFixture('stalls.js', { nodeArgs: ['--expose-gc'] });
+  t.after(() => fx.stop());
+  const out = path.join(tmp, 'stalls.folded');
+  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', out]);
+  await run.sampling;
+  const plan = [['busy', 10], ['busy', 120], ['json', 10], ['json', 100], ['regexp', 10], ['regexp', 100],
+    ['read', 10], ['read', 150], ['gc', 100], ['busy', 15]];
+  const blocks = [];
+  for (const [kind, ms] of plan) {
+    blocks.push(await block(fx, kind, ms));
+    await h.sleep(100);
+  }
+  await h.sleep(100);
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  const stalls = stallsOf(r.stdout);
+  const problems = [];
+  const matched = new Set();
+  for (const b of blocks) {
+    const found = stallFor(stalls, b);
+    found.forEach((s) => matched.add(s));
+    const label = `${b.blocked} block of ${b.ms.toFixed(1)} ms (its own measure)`;
+    if (b.ms < THRESHOLD - 10) {
+      if (found.length) problems.push(`${label}: reported as a stall of ${found[0].durationMs} ms`);
+      continue;
+    }
+    if (b.ms < THRESHOLD + 5) continue; // at the threshold: either is right
+    if (found.length !== 1) {
+      problems.push(`${label}: ${found.length} stalls reported for it`);
+      continue;
+    }
+    const s = found[0];
+    if (Math.abs(s.durationMs - b.ms) > Math.max(2, 0.05 * b.ms))
+      problems.push(`${label}: reported ${s.durationMs.toFixed(1)} ms`);
+    const want = KINDS[b.blocked];
+    const share = (n) => (s.samples ? n / s.samples : 0);
+    if (!s.samples) { problems.push(`${label}: no samples`); continue; }
+    if (want.fn) {
+      const top = s.top[0];
+      if (!top || top.frame.function !== want.fn || share(top.samples) < 0.9)
+        problems.push(`${label}: innermost application function ${top ? `${top.frame.function} in ${top.samples} of ${s.samples}` : 'none'} (want ${want.fn} in 90 %)`);
+    }
+    const best = Object.entries(s.classes).sort((x, y) => y[1] - x[1])[0][0];
+    if (best !== want.cls) problems.push(`${label}: most of its samples are ${best} (${JSON.stringify(s.classes)}), want ${want.cls}`);
+    // the line on stderr says the same
+    if (!new RegExp(`stall ${s.durationMs.toFixed(1)} ms at [\\d:.]+ in process ${fx.pid} \\(`).test(r.stderr))
+      problems.push(`${label}: no stderr line for it`);
+  }
+  // a stall no block explains must not be one of the fixture's blocks seen twice
+  for (const s of stalls.filter((x) => !matched.has(x)))
+    if (s.top.some((x) => Object.values(KINDS).some((k) => k.fn === x.frame.function)))
+      problems.push(`a stall of ${s.durationMs} ms no block explains, in ${s.top.map((x) => x.frame.function).join(', ')}`);
+  assert.deepStrictEqual(problems, [], `${problems.join('\n')}\nstderr:\n${r.stderr}`);
+  // the profile: the stalls' samples alone, none of the loop waiting
+  const stacks = h.parseFolded(fs.readFileSync(out, 'utf8'));
+  const total = stacks.reduce((a, s) => a + s.count, 0);
+  assert.strictEqual(total, stalls.reduce((a, s) => a + s.samples, 0), 'every sample of the profile is a stall\'s');
+  assert.ok(!stacks.some((s) => /epoll_(p)?wait/.test(s.frames[s.frames.length - 1])), 'no sample of the loop in its wait');
+  for (const fn of ['busyLoop', 'parseBig', 'matchEvil', 'readPipe'])
+    assert.ok(stacks.some((s) => s.frames.some((f) => f.startsWith(`${fn} `))), `${fn} in the profile`);
+  assert.match(r.stderr, /\d+ stalls of 50 ms or more/);
+});
+
+h.modeTest('bpf', '--stalls: a stall already running when v8walk starts is reported as lasting at least as long', async (t) => {
+  const fx = await h.startFixture('stalls.js');
+  t.after(() => fx.stop());
+  fx.child.stdin.write('block busy 2500\n');
+  await h.sleep(500); // inside the block
+  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', '/dev/null']);
+  const b = await fx.next((m) => m.blocked === 'busy', 30000);
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  const [s] = stallsOf(r.stdout);
+  assert.ok(s && s.beganBefore, `reported, as begun before sampling:\n${r.stdout}\n${r.stderr}`);
+  assert.ok(s.durationMs < b.ms && s.durationMs > b.ms - 1500, `${s.durationMs} ms of a ${b.ms} ms block, from the start of sampling`);
+  assert.strictEqual(s.top[0].frame.function, 'busyLoop');
+  assert.match(r.stderr, /stall over [\d.]+ ms at/);
+});
+
+h.modeTest('bpf', '--stalls in launch mode: the program\'s stalls', async (t) => {
+  const fx = await h.launchFixture('stalls.js', { v8walkArgs: ['--stalls', String(THRESHOLD), '-o', path.join(tmp, 'launched.folded')] });
+  t.after(() => fx.stop());
+  await block(fx, 'busy', 10);
+  const b = await block(fx, 'busy', 150);
+  fx.child.stdin.write('exit\n');
+  const r = await fx.done;
+  // the program's own start (its first iteration, before its loop first waits) may be one too
+  const lines = r.stderr.split('\n').filter((l) => /^v8walk: stall .*busyLoop/.test(l));
+  assert.strictEqual(lines.length, 1, r.stderr);
+  const ms = Number(/stall ([\d.]+) ms/.exec(lines[0])[1]);
+  assert.ok(Math.abs(ms - b.ms) <= Math.max(2, 0.05 * b.ms), `${ms} ms reported for ${b.ms} ms`);
+  assert.match(lines[0], /busyLoop \(/);
+});
+
+h.modeTest('ptrace', '--stalls with --mode ptrace is refused: the loop is watched with eBPF', async () => {
+  const r = await h.runV8walk(['--mode', 'ptrace', '--pid', String(process.pid), '--stalls', '50']);
+  assert.strictEqual(r.code, 2, r.stderr);
+  assert.match(r.stderr, /--stalls watches the event loop with eBPF/);
+});
