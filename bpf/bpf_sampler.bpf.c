@@ -481,20 +481,30 @@ int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_str
 	return 0;
 }
 
-/* A small record for execve and exit (no stack). */
-static __always_inline void lifecycle(__u32 type, __u32 tgid, __s32 code)
+/* A small record (no stack) reserved in the ring and filled but for what its type adds; the
+ * caller submits it. NULL (counted lost) when the ring is full. */
+static __always_inline struct v8w_record *small_record(__u32 type, __u32 tgid)
 {
 	struct v8w_record *rec = bpf_ringbuf_reserve(&records, sizeof(*rec), 0);
 	if (!rec) {
 		count(true);
-		return;
+		return NULL;
 	}
 	__builtin_memset(rec, 0, sizeof(*rec));
 	rec->type = type;
 	rec->tgid = tgid;
 	rec->time_ns = bpf_ktime_get_ns();
-	rec->exit_code = code;
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	return rec;
+}
+
+/* A record for execve and exit. */
+static __always_inline void lifecycle(__u32 type, __u32 tgid, __s32 code)
+{
+	struct v8w_record *rec = small_record(type, tgid);
+	if (!rec)
+		return;
+	rec->exit_code = code;
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 
@@ -547,18 +557,12 @@ static __always_inline void loop_back_to_wait(void)
 	l->busy_since = 0;
 	if (now < began || now - began < stall_ns)
 		return;
-	struct v8w_record *rec = bpf_ringbuf_reserve(&records, sizeof(*rec), 0);
-	if (!rec) {
-		count(true);
+	struct v8w_record *rec = small_record(V8W_REC_STALL, tgid);
+	if (!rec)
 		return;
-	}
-	__builtin_memset(rec, 0, sizeof(*rec));
-	rec->type = V8W_REC_STALL;
-	rec->tgid = tgid;
 	rec->tid = tid;
 	rec->time_ns = began;
 	rec->stall_ns = now - began;
-	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
 	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
 }
 

@@ -48,15 +48,23 @@ bool proc_stat_parse(const char *buf, size_t len, struct proc_stat *out)
 	return true;
 }
 
-bool proc_cpu_ns(pid_t pid, uint64_t *ns)
+/* The start of /proc/ID/NAME into buf (at most cap bytes): how many bytes, or -1. */
+static ssize_t read_proc(pid_t id, const char *name, char *buf, size_t cap)
 {
-	char fn[48], buf[1024];
-	snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)pid);
+	char fn[64];
+	snprintf(fn, sizeof(fn), "/proc/%d/%s", (int)id, name);
 	int fd = open(fn, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf));
+		return -1;
+	ssize_t n = read(fd, buf, cap);
 	close(fd);
+	return n;
+}
+
+bool proc_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char buf[1024];
+	ssize_t n = read_proc(pid, "stat", buf, sizeof(buf));
 	struct proc_stat st;
 	if (n <= 0 || !proc_stat_parse(buf, (size_t)n, &st))
 		return false;
@@ -67,13 +75,8 @@ bool proc_cpu_ns(pid_t pid, uint64_t *ns)
 
 bool proc_thread_syscall(pid_t tid, long *nr)
 {
-	char fn[48], buf[64];
-	snprintf(fn, sizeof(fn), "/proc/%d/syscall", (int)tid);
-	int fd = open(fn, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	char buf[64];
+	ssize_t n = read_proc(tid, "syscall", buf, sizeof(buf) - 1);
 	if (n <= 0 || buf[0] < '0' || buf[0] > '9') /* "running", or "-1 …": not in a system call */
 		return false;
 	buf[n] = 0;

@@ -45,8 +45,6 @@ enum stall_class stall_class_of(const struct intern *strings, const struct frame
 	int js = 0;
 	while (js < n && !is_script_js(strings, &f[js]))
 		js++;
-	if (js == 0)
-		return STALL_JS;
 	if (js == n) { /* no JavaScript: node's or an addon's own C++ between callbacks */
 		for (int i = 0; i < n; i++)
 			if (f[i].kind == FK_NATIVE && f[i].name) {
@@ -55,6 +53,8 @@ enum stall_class stall_class_of(const struct intern *strings, const struct frame
 			}
 		return STALL_NATIVE;
 	}
+	if (js == 0)
+		return STALL_JS;
 	/* nearest the JavaScript first: the binding or builtin it called */
 	for (int i = js - 1; i >= 0; i--)
 		if (!is_v8(strings, &f[i]) && f[i].kind != FK_TRUNCATED) {

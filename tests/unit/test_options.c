@@ -41,7 +41,7 @@ static const struct combination combinations[] = {
     {"--exe without --core", {PID, .exe = "/usr/bin/node"}, "--exe goes with --core"},
     {"--core --raw", {.core = "core", .format_set = true}, "--text and --raw (--format) shape a sampled profile"},
     /* --json with the one-shot modes */
-    {"--pid --json", {PID, .json = true}, "--json goes with --dump or --core"},
+    {"--pid --json", {PID, .json = true}, "--json goes with --dump, --core or --stalls"},
     {"--dump --json", {PID, .mode = MODE_DUMP, .json = true}, NULL},
     {"--dump --text", {PID, .mode = MODE_DUMP, .format_set = true}, "--text and --raw (--format) shape"},
     {"--dump -o a -o b", {PID, .mode = MODE_DUMP, .nmore = 1}, "several -o files hold several formats"},
@@ -67,6 +67,19 @@ static const struct combination combinations[] = {
     {"--on-cpu --mode bpf", {PID, .on_cpu = true, .sampler = SAMPLER_BPF}, NULL},
     {"--on-cpu --mode ptrace", {PID, .on_cpu = true, .sampler = SAMPLER_PTRACE}, "--on-cpu needs eBPF"},
     {"--on-cpu --idle", {PID, .on_cpu = true, .idle = true}, "--idle needs ptrace mode"},
+    /* --stalls watches running loops with eBPF */
+    {"--stalls", {PID, .stalls_ms = 50}, NULL},
+    {"--stalls, two --pid", {TWO_PIDS, .stalls_ms = 50}, NULL},
+    {"--stalls --all-node", {.all_node = true, .stalls_ms = 50}, NULL},
+    {"--stalls -- PROGRAM", {.command = command, .stalls_ms = 50}, NULL},
+    {"--stalls --mode ptrace", {PID, .stalls_ms = 50, .sampler = SAMPLER_PTRACE},
+     "--stalls watches the event loop with eBPF"},
+    {"--stalls --dump", {PID, .stalls_ms = 50, .mode = MODE_DUMP}, "--stalls watches running event loops"},
+    {"--stalls --core", {.core = "core", .stalls_ms = 50}, "--stalls watches running event loops"},
+    {"--stalls top", {PID, .stalls_ms = 50, .top = true}, "--stalls watches running event loops"},
+    {"--stalls --on-cpu", {PID, .stalls_ms = 50, .on_cpu = true}, "--stalls samples a stalled main thread"},
+    {"--stalls --json -o f", {PID, .stalls_ms = 50, .json = true, .output = "f"}, NULL},
+    {"--stalls --json", {PID, .stalls_ms = 50, .json = true}, "with --stalls --json the stalls go to stdout"},
     /* line modes */
     {"--function", {PID, .function_lines = true}, NULL},
     {"--function --nolineno", {PID, .function_lines = true, .no_lines = true},
@@ -118,6 +131,9 @@ static const struct resolution resolutions[] = {
     {"--pid 42 --pid 43", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--pid 42 --kernel", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--pid 42 --on-cpu", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--pid 42 --stalls 50", ACTION_PROFILE, SAMPLER_BPF, NULL},
+    {"--pid 42 --stalls 0.5", 0, 0, "--stalls needs a threshold in milliseconds (at least 1), not '0.5'"},
+    {"--pid 42 --stalls 50 --json -o /dev/null", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"--all-node --period 60 --export clickhouse://h/db", ACTION_PROFILE, SAMPLER_BPF, NULL},
     {"-- node app.js", ACTION_PROFILE, SAMPLER_PTRACE, NULL},
     {"top --pid 42", ACTION_TOP, SAMPLER_PTRACE, NULL},
@@ -233,5 +249,20 @@ Test(options, a_refusal_quotes_the_argument_escaped)
 	optind = 0;
 	cr_assert_not(parse_options(3, argv, &p, &why));
 	cr_expect_str_eq(why.s, "--pid needs a process id, not '4\\x1b[2J'");
+	sb_free(&why);
+}
+
+Test(options, stalls_sample_at_their_own_rate_unless_given_one)
+{
+	struct plan p;
+	struct strbuf why;
+	sb_init(&why);
+	cr_assert(parse_line("--pid 42 --stalls 50", &p, &why), "%s", why.s);
+	cr_assert_float_eq(p.o.rate_hz, STALLS_RATE_HZ, 1e-9);
+	cr_assert_float_eq(p.o.stalls_ms, 50.0, 1e-9);
+	cr_assert(parse_line("--pid 42 --stalls 50 --rate 199", &p, &why), "%s", why.s);
+	cr_assert_float_eq(p.o.rate_hz, 199.0, 1e-9);
+	cr_assert(parse_line("--pid 42", &p, &why), "%s", why.s);
+	cr_assert_float_eq(p.o.rate_hz, 99.0, 1e-9);
 	sb_free(&why);
 }
