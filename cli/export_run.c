@@ -18,7 +18,7 @@ bool export_run_start(struct options *o)
 				       .create_schema = x->create_schema,
 				       .status_lines = o->period_s > 0 && !o->quiet,
 				       .service_spec = x->service, .nlabels = x->nlabels,
-				       .rate_hz = o->rate_hz};
+				       .rate_hz = o->rate_hz, .stalls = o->stalls_ms > 0};
 	double mb = x->spool_max_mb > 0 ? x->spool_max_mb : DEFAULT_SPOOL_MB;
 	cfg.spool_max_bytes = (uint64_t)(mb * 1024 * 1024);
 	for (size_t i = 0; i < x->nlabels; i++)

@@ -9,6 +9,7 @@
 #include "../util/text_escape.h"
 #include "../bpf/bpf_backend.h"
 #include "../util/clock.h"
+#include "../export/ch_export.h"
 #include "diagnose_bpf.h"
 #include "launch.h"
 #include "modes.h"
@@ -168,6 +169,16 @@ static void describe_run(void *ctx, const struct options *o, struct profile *pro
 	profile_meta_fill(o, rt, start_ns, end_ns, &prof->meta);
 }
 
+/* A stall ended: said on stderr (and as JSON), and exported with the next period. */
+static void report_stall(void *ctx, const struct stall_report *s)
+{
+	struct bpf_run *r = ctx;
+	stall_output_report(&r->stall_out, s);
+	if (r->o->exporter)
+		ch_export_stall(r->o->exporter, &r->strings, s,
+				stall_output_unix_ms(&r->stall_out, s->start_ns));
+}
+
 static void check_period(void *ctx, unsigned long seq, struct strbuf *note)
 {
 	struct bpf_run *r = ctx;
@@ -269,8 +280,7 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	if (o->stalls_ms) {
 		stall_output_init(&r->stall_out, &r->strings, stderr, o->json ? stdout : NULL,
 				  o->stalls_ms);
-		stall_tracker_init(&r->stalls, &r->strings, line_mode_of(o), stall_output_report,
-				   &r->stall_out);
+		stall_tracker_init(&r->stalls, &r->strings, line_mode_of(o), report_stall, r);
 		r->b.stalls = &r->stalls;
 	}
 	stop_signals_init(&r->stop, 0);

@@ -1,6 +1,7 @@
 /* mode_report.c — `v8walk report --from URL --where KEY=VALUE… --since T [--until T] -o FILE`:
  * one profile of a fleet read back from ClickHouse (export/ch_report.h), aggregated there, and
- * written by the same writers and output code as a sampled profile. */
+ * written by the same writers and output code as a sampled profile; with --stalls, the profile of
+ * the event loops' stalls (--stalls when sampling) and a list of the longest. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct report_args {
 	struct strbuf label;      /* the root's name: the filters, or "fleet" */
 	int64_t since, until;
 	bool diff;                /* --diff-since A..B: a differential SVG against that range */
+	bool stalls;              /* --stalls: the stalls table's samples, and the longest listed */
 	int64_t base_since, base_until;
 	struct options out;       /* -o, --format, --text, --raw, --min-percent */
 };
@@ -37,6 +39,8 @@ static void report_usage(FILE *f)
 		"                       UTC date YYYY-MM-DD[ HH:MM[:SS]]; default the last hour, until now\n"
 		"  --diff-since A..B    a differential flame graph (SVG): widths from --since/--until,\n"
 		"                       red where a frame's share grew against A..B, blue where it shrank\n"
+		"  --stalls             the event loops' stalls (sampled with --stalls): their samples\n"
+		"                       as the profile, and the longest listed on stderr\n"
 		"  --export-credentials FILE  USER:PASSWORD (or V8WALK_CLICKHOUSE_USER/_PASSWORD)\n"
 		"  -o FILE, -f FORMAT, --text, --raw, --min-percent P  as when sampling\n");
 }
@@ -50,11 +54,13 @@ static int usage_error(const char *msg, const char *arg)
 /* Parse argv into *a; returns -1 to go on, else the exit code. */
 static int parse_report(int argc, char **argv, struct report_args *a)
 {
-	enum { R_FROM = 256, R_WHERE, R_SINCE, R_UNTIL, R_CRED, R_TEXT, R_RAW, R_MINPCT, R_DIFF };
+	enum { R_FROM = 256, R_WHERE, R_SINCE, R_UNTIL, R_CRED, R_TEXT, R_RAW, R_MINPCT, R_DIFF,
+	       R_STALLS };
 	static const struct option longopts[] = {
 	    {"from", required_argument, NULL, R_FROM},   {"where", required_argument, NULL, R_WHERE},
 	    {"since", required_argument, NULL, R_SINCE}, {"until", required_argument, NULL, R_UNTIL},
 	    {"diff-since", required_argument, NULL, R_DIFF},
+	    {"stalls", no_argument, NULL, R_STALLS},
 	    {"export-credentials", required_argument, NULL, R_CRED},
 	    {"output", required_argument, NULL, 'o'},    {"format", required_argument, NULL, 'f'},
 	    {"text", no_argument, NULL, R_TEXT},         {"raw", no_argument, NULL, R_RAW},
@@ -109,6 +115,7 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 			break;
 		}
 		case R_CRED: a->credentials = optarg; break;
+		case R_STALLS: a->stalls = true; break;
 		case 'o':
 			if (!options_add_output(&a->out, optarg, &why)) {
 				int rc = usage_error(why.s, NULL);
@@ -150,6 +157,45 @@ static int parse_report(int argc, char **argv, struct report_args *a)
 	return -1;
 }
 
+enum { STALLS_LISTED = 10 };
+
+/* --stalls: the longest stalls of the filter, one line each on stderr. */
+static bool list_stalls(struct ch_conn *conn, const struct report_args *a, const char *where,
+			struct strbuf *why)
+{
+	struct stall_row rows[STALLS_LISTED];
+	size_t n;
+	uint64_t total;
+	if (!ch_report_slowest_stalls(conn, where, a->since, a->until, rows, STALLS_LISTED, &n, &total,
+				      why))
+		return false;
+	if (a->out.quiet)
+		return true;
+	fprintf(stderr, "v8walk report: %llu stalls; the longest %zu:\n", (unsigned long long)total, n);
+	static const char *const titles[4] = {"JS", "GC", "native", "builtin"};
+	for (size_t i = 0; i < n; i++) {
+		const struct stall_row *r = &rows[i];
+		time_t sec = (time_t)(r->start_ms / 1000);
+		struct tm tm;
+		char at[32];
+		gmtime_r(&sec, &tm);
+		strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S", &tm);
+		struct strbuf line;
+		sb_init(&line);
+		sb_printf(&line, "  %.1f ms at %s.%03dZ on %s, %s (%u):", r->duration_ms, at,
+			  (int)(r->start_ms % 1000), r->host, r->service, r->pid);
+		for (int k = 0; k < 4; k++)
+			if (r->classes[k] && r->samples)
+				sb_printf(&line, " %s %.0f%%", titles[k],
+					  100.0 * r->classes[k] / r->samples);
+		if (r->frames[0])
+			sb_printf(&line, ": %s", r->frames);
+		fprintf_text(stderr, "%s\n", line.s);
+		sb_free(&line);
+	}
+	return true;
+}
+
 int mode_report(int argc, char **argv)
 {
 	struct report_args a;
@@ -178,12 +224,14 @@ int mode_report(int argc, char **argv)
 	profile_untimed(&base);
 	struct report_figures fig, base_fig;
 	const char *where = a.where.s ? a.where.s : "", *root = a.label.len ? a.label.s : "fleet";
+	enum report_source src = a.stalls ? REPORT_STALLS : REPORT_SAMPLES;
 	rc = EXIT_ERROR;
 	if (ch_credentials_load(a.credentials, &cred, &why) && ch_conn_init(&conn, &a.url, &cred)) {
-		if (ch_check_tables(&conn, &why) &&
-		    ch_report_fetch(&conn, where, a.since, a.until, root, &prof, &fig, &why) &&
-		    (!a.diff || ch_report_fetch(&conn, where, a.base_since, a.base_until, root, &base,
-						&base_fig, &why))) {
+		if (ch_check_tables(&conn, a.stalls, &why) &&
+		    ch_report_fetch(&conn, src, where, a.since, a.until, root, &prof, &fig, &why) &&
+		    (!a.diff || ch_report_fetch(&conn, src, where, a.base_since, a.base_until, root,
+						&base, &base_fig, &why)) &&
+		    (!a.stalls || list_stalls(&conn, &a, where, &why))) {
 			if (a.diff)
 				a.out.svg_baseline = &base;
 			struct strbuf target;

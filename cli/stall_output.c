@@ -121,6 +121,11 @@ void stall_output_json(const struct stall_output *so, const struct stall_report 
 	fflush(out);
 }
 
+int64_t stall_output_unix_ms(const struct stall_output *so, uint64_t mono_ns)
+{
+	return ((int64_t)mono_ns + so->wall_minus_mono_ns) / 1000000LL;
+}
+
 void stall_output_report(void *ctx, const struct stall_report *r)
 {
 	const struct stall_output *so = ctx;
@@ -141,8 +146,8 @@ void stall_output_summary(const struct stall_output *so, const struct stall_trac
 		fprintf(out, "v8walk: no event-loop iteration ran %g ms or more\n", so->threshold_ms);
 		return;
 	}
-	fprintf(out, "v8walk: %lu stalls of %g ms or more, %.1f ms in all, the longest %.1f ms; "
-		     "%lu samples in them\n",
-		t->stalls, so->threshold_ms, (double)t->total_ns / 1e6, (double)t->longest_ns / 1e6,
-		t->samples);
+	fprintf(out, "v8walk: %lu stall%s of %g ms or more, %.1f ms in all, the longest %.1f ms; "
+		     "%lu samples in %s\n",
+		t->stalls, t->stalls == 1 ? "" : "s", so->threshold_ms, (double)t->total_ns / 1e6,
+		(double)t->longest_ns / 1e6, t->samples, t->stalls == 1 ? "it" : "them");
 }

@@ -30,6 +30,8 @@ void stall_output_line(const struct stall_output *so, const struct stall_report 
 		       struct strbuf *out);
 /* One JSON object (one line) for one stall. */
 void stall_output_json(const struct stall_output *so, const struct stall_report *r, FILE *out);
+/* When a stall that began at mono_ns (CLOCK_MONOTONIC) began, in Unix milliseconds. */
+int64_t stall_output_unix_ms(const struct stall_output *so, uint64_t mono_ns);
 /* Both, as --stalls asks (a stall_report_fn: ctx is the stall_output). */
 void stall_output_report(void *ctx, const struct stall_report *r);
 /* The summary line of a run's stalls. */

@@ -45,11 +45,11 @@ static bool has_column(const char *answer, size_t len, const char *table, const 
 	return found;
 }
 
-bool ch_columns_match(const char *answer, size_t len, const char *table, bool samples,
+bool ch_columns_match(const char *answer, size_t len, const char *table, const struct ch_table *t,
 		      struct strbuf *why)
 {
-	const struct ch_column *cols = samples ? ch_samples_columns : ch_stacks_columns;
-	size_t ncols = samples ? ch_samples_ncolumns : ch_stacks_ncolumns;
+	const struct ch_column *cols = t->columns;
+	size_t ncols = t->ncolumns;
 	bool any = false;
 	for (size_t i = 0; i < ncols; i++) {
 		bool named;
@@ -68,25 +68,28 @@ bool ch_columns_match(const char *answer, size_t len, const char *table, bool sa
 	return true;
 }
 
-bool ch_check_tables(struct ch_conn *c, struct strbuf *why)
+bool ch_check_tables(struct ch_conn *c, bool stalls, struct strbuf *why)
 {
-	struct strbuf q, answer, samples, stacks;
+	const struct ch_table *tables[] = {&ch_stacks_table, &ch_samples_table, &ch_stalls_table};
+	size_t n = stalls ? 3 : 2;
+	struct strbuf q, answer, name;
 	sb_init(&q);
 	sb_init(&answer);
-	sb_init(&samples);
-	sb_init(&stacks);
-	sb_printf(&samples, "%s.%s_samples", c->url.database, c->url.table);
-	sb_printf(&stacks, "%s.%s_stacks", c->url.database, c->url.table);
+	sb_init(&name);
 	/* names are checked identifiers (ch_url.h): no quoting needed */
 	sb_printf(&q, "SELECT concat(database, '.', table), name, type FROM system.columns WHERE "
-		  "database = '%s' AND table IN ('%s_samples', '%s_stacks') FORMAT TabSeparated",
-		  c->url.database, c->url.table, c->url.table);
-	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
-		  ch_columns_match(answer.s ? answer.s : "", answer.len, stacks.s, false, why) &&
-		  ch_columns_match(answer.s ? answer.s : "", answer.len, samples.s, true, why);
+		  "database = '%s' AND table IN (", c->url.database);
+	for (size_t i = 0; i < n; i++)
+		sb_printf(&q, "%s'%s_%s'", i ? ", " : "", c->url.table, tables[i]->suffix);
+	sb_add(&q, ") FORMAT TabSeparated");
+	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why);
+	for (size_t i = 0; ok && i < n; i++) {
+		sb_reset(&name);
+		sb_printf(&name, "%s.%s_%s", c->url.database, c->url.table, tables[i]->suffix);
+		ok = ch_columns_match(answer.s ? answer.s : "", answer.len, name.s, tables[i], why);
+	}
 	sb_free(&q);
 	sb_free(&answer);
-	sb_free(&samples);
-	sb_free(&stacks);
+	sb_free(&name);
 	return ok;
 }

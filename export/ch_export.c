@@ -2,6 +2,7 @@
 #include "ch_export.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "gzip_buf.h"
 #include "hash_index.h"
 #include "spool.h"
+#include "stall_rows.h"
 
 enum {
 	QUEUE_MAX = 64,                 /* periods waiting for the sender */
@@ -25,6 +27,8 @@ enum {
 struct ch_export {
 	struct ch_export_config cfg;
 	struct row_context rows;        /* sampler thread only */
+	struct strbuf pending_stalls;   /* sampler thread only: rows for the next period */
+	size_t npending_stalls;
 	/* shared, under mu */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -88,14 +92,36 @@ static bool insert(struct ch_export *ex, const char *table, const struct strbuf 
 	return ok;
 }
 
-/* Send a period's two gzip'd bodies: stacks first, so that no sample names a stack the server
- * lacks. */
-static bool send_bodies(struct ch_export *ex, const struct strbuf *stacks_gz, size_t nstacks,
-			const struct strbuf *samples_gz, struct strbuf *why)
+/* Send a period's gzip'd bodies (spool.h's order): stacks first, so that no sample or stall
+ * names a stack the server lacks; an empty body (no fresh stacks, no stalls) is not sent. */
+static bool send_bodies(struct ch_export *ex, const struct strbuf gz[SPOOL_BODIES], struct strbuf *why)
 {
-	if (nstacks && !insert(ex, "stacks", stacks_gz, why))
-		return false;
-	return insert(ex, "samples", samples_gz, why);
+	static const char *const tables[SPOOL_BODIES] = {"stacks", "samples", "stalls"};
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		if ((gz[i].len || i == SPOOL_SAMPLES) && !insert(ex, tables[i], &gz[i], why))
+			return false;
+	return true;
+}
+
+/* A raw body gzip'd into gz (left empty when the body is) */
+static bool gzip_body(const struct strbuf *raw, struct strbuf *gz)
+{
+	sb_reset(gz);
+	return !raw->len || gzip_buf(raw->s, raw->len, gz);
+}
+
+static void free_bodies(struct strbuf gz[SPOOL_BODIES])
+{
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		sb_free(&gz[i]);
+}
+
+static size_t bodies_len(const struct strbuf gz[SPOOL_BODIES])
+{
+	size_t n = 0;
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		n += gz[i].len;
+	return n;
 }
 
 /* Say on stderr when the server stops or starts answering. */
@@ -122,14 +148,20 @@ static void back_off(struct ch_export *ex)
 
 static void spool_batch(struct ch_export *ex, const struct period_batch *b, const char *why)
 {
-	struct strbuf stacks_gz, samples_gz, err;
-	sb_init(&stacks_gz);
-	sb_init(&samples_gz);
+	struct strbuf gz[SPOOL_BODIES], err;
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		sb_init(&gz[i]);
 	sb_init(&err);
 	unsigned long dropped_before = ex->spool.dropped;
-	if (gzip_buf(b->stacks.s ? b->stacks.s : "", b->stacks.len, &stacks_gz) &&
-	    gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &samples_gz) &&
-	    spool_put(&ex->spool, stacks_gz.s, stacks_gz.len, samples_gz.s, samples_gz.len, &err)) {
+	struct spool_bodies sb;
+	bool ok = gzip_body(&b->stacks, &gz[SPOOL_STACKS]) &&
+		  gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &gz[SPOOL_SAMPLES]) &&
+		  gzip_body(&b->stalls, &gz[SPOOL_STALLS]);
+	for (int i = 0; i < SPOOL_BODIES; i++) {
+		sb.data[i] = gz[i].s ? gz[i].s : "";
+		sb.len[i] = gz[i].len;
+	}
+	if (ok && spool_put(&ex->spool, &sb, &err)) {
 		stat_add(ex, &ex->st.spooled, 1);
 	} else {
 		fprintf_text(stderr, "v8walk: export: period lost: %s (after: %s)\n",
@@ -137,8 +169,7 @@ static void spool_batch(struct ch_export *ex, const struct period_batch *b, cons
 		stat_add(ex, &ex->st.dropped, 1);
 	}
 	stat_add(ex, &ex->st.dropped, ex->spool.dropped - dropped_before);
-	sb_free(&stacks_gz);
-	sb_free(&samples_gz);
+	free_bodies(gz);
 	sb_free(&err);
 }
 
@@ -168,10 +199,10 @@ static void status_line(struct ch_export *ex, const struct period_batch *b, cons
 static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spool_waiting)
 {
 	ex->seq++;
-	struct strbuf fresh, stacks_gz, samples_gz, why;
+	struct strbuf fresh, gz[SPOOL_BODIES], why;
 	sb_init(&fresh);
-	sb_init(&stacks_gz);
-	sb_init(&samples_gz);
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		sb_init(&gz[i]);
 	sb_init(&why);
 	if (!ex->online || spool_waiting) {
 		spool_batch(ex, b, ex->online ? "older periods are waiting" : "ClickHouse unreachable");
@@ -179,25 +210,24 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 		goto out;
 	}
 	/* only the stacks this agent has not sent yet */
-	size_t nfresh = 0;
 	for (size_t i = 0; i < b->nstacks; i++) {
 		uint64_t v;
 		if (hash_index_get(&ex->sent_stacks, b->stack_hashes[i], &v))
 			continue;
 		size_t start = i ? b->stack_ends[i - 1] : 0;
 		sb_addn(&fresh, b->stacks.s + start, b->stack_ends[i] - start);
-		nfresh++;
 	}
-	gzip_buf(fresh.s ? fresh.s : "", fresh.len, &stacks_gz);
-	gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &samples_gz);
-	if (send_bodies(ex, &stacks_gz, nfresh, &samples_gz, &why)) {
+	gzip_body(&fresh, &gz[SPOOL_STACKS]);
+	gzip_buf(b->samples.s ? b->samples.s : "", b->samples.len, &gz[SPOOL_SAMPLES]);
+	gzip_body(&b->stalls, &gz[SPOOL_STALLS]);
+	if (send_bodies(ex, gz, &why)) {
 		for (size_t i = 0; i < b->nstacks; i++)
 			hash_index_put(&ex->sent_stacks, b->stack_hashes[i], 1);
 		pthread_mutex_lock(&ex->mu);
 		ex->st.sent++;
-		ex->st.bytes += (nfresh ? stacks_gz.len : 0) + samples_gz.len;
+		ex->st.bytes += bodies_len(gz);
 		pthread_mutex_unlock(&ex->mu);
-		status_line(ex, b, "sent", (nfresh ? stacks_gz.len : 0) + samples_gz.len);
+		status_line(ex, b, "sent", bodies_len(gz));
 	} else {
 		went_online(ex, false, why.s);
 		back_off(ex);
@@ -206,8 +236,7 @@ static void handle_batch(struct ch_export *ex, struct period_batch *b, bool spoo
 	}
 out:
 	sb_free(&fresh);
-	sb_free(&stacks_gz);
-	sb_free(&samples_gz);
+	free_bodies(gz);
 	sb_free(&why);
 }
 
@@ -215,7 +244,7 @@ out:
 static bool check_tables(struct ch_export *ex, struct strbuf *why)
 {
 	return (!ex->cfg.create_schema || ch_create_tables(&ex->conn, NULL, why)) &&
-	       ch_check_tables(&ex->conn, why);
+	       ch_check_tables(&ex->conn, ex->cfg.stalls, why);
 }
 
 /* The server was unreachable at the start: make the checks now. A server that answers but
@@ -247,20 +276,20 @@ static bool drain_spool(struct ch_export *ex)
 {
 	struct spool_entry e[DRAIN_PER_PASS];
 	size_t n = spool_list(&ex->spool, e, DRAIN_PER_PASS);
-	struct strbuf stacks, samples, why;
-	sb_init(&stacks);
-	sb_init(&samples);
+	struct strbuf gz[SPOOL_BODIES], why;
+	for (int k = 0; k < SPOOL_BODIES; k++)
+		sb_init(&gz[k]);
 	sb_init(&why);
 	size_t i;
 	for (i = 0; i < n; i++) {
 		sb_reset(&why);
-		if (!spool_read(&ex->spool, e[i].seq, &stacks, &samples, &why)) {
+		if (!spool_read(&ex->spool, e[i].seq, gz, &why)) {
 			fprintf_text(stderr, "v8walk: export: %s; it is removed\n", why.s);
 			spool_remove(&ex->spool, e[i].seq);
 			stat_add(ex, &ex->st.dropped, 1);
 			continue;
 		}
-		if (!send_bodies(ex, &stacks, 1, &samples, &why)) {
+		if (!send_bodies(ex, gz, &why)) {
 			went_online(ex, false, why.s);
 			back_off(ex);
 			break;
@@ -271,11 +300,10 @@ static bool drain_spool(struct ch_export *ex)
 		pthread_mutex_lock(&ex->mu);
 		ex->st.sent++;
 		ex->st.drained++;
-		ex->st.bytes += stacks.len + samples.len;
+		ex->st.bytes += bodies_len(gz);
 		pthread_mutex_unlock(&ex->mu);
 	}
-	sb_free(&stacks);
-	sb_free(&samples);
+	free_bodies(gz);
 	sb_free(&why);
 	return i < n || n == DRAIN_PER_PASS;
 }
@@ -369,16 +397,25 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 	}
 	ex->online = ex->checked;
 	row_context_init(&ex->rows, cfg->service_spec, cfg->rate_hz);
+	sb_init(&ex->pending_stalls);
 	memcpy(ex->rows.labels, cfg->labels, sizeof(cfg->labels));
 	ex->rows.nlabels = cfg->nlabels;
 	hash_index_init(&ex->sent_stacks, SENT_STACKS_MAX);
 	pthread_mutex_init(&ex->mu, NULL);
 	pthread_cond_init(&ex->cv, NULL);
-	if (pthread_create(&ex->thread, NULL, sender_main, ex) != 0) {
+	/* the sender takes no signal: Ctrl-C, SIGTERM and SIGUSR1 are the sampler's (its signalfd);
+	 * one delivered to this thread would end the process before the profile is written */
+	sigset_t all, before;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &before);
+	int started = pthread_create(&ex->thread, NULL, sender_main, ex);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	if (started != 0) {
 		sb_add(why, "cannot start the export thread");
 		spool_close(&ex->spool);
 		ch_conn_free(&ex->conn);
 		row_context_free(&ex->rows);
+		sb_free(&ex->pending_stalls);
 		hash_index_free(&ex->sent_stacks);
 		free(ex);
 		return NULL;
@@ -393,6 +430,12 @@ void ch_export_period(struct ch_export *ex, const struct profile *p, time_t buck
 	period_batch_init(b);
 	period_batch_fill(b, &ex->rows, p, bucket);
 	snprintf(b->note, sizeof(b->note), "%s", note ? note : "");
+	/* the stalls that ended since the last period */
+	struct strbuf swap = b->stalls;
+	b->stalls = ex->pending_stalls;
+	b->nstalls = ex->npending_stalls;
+	ex->pending_stalls = swap;
+	ex->npending_stalls = 0;
 	struct period_batch *lost = NULL;
 	pthread_mutex_lock(&ex->mu);
 	ex->st.periods++;
@@ -413,6 +456,13 @@ void ch_export_period(struct ch_export *ex, const struct profile *p, time_t buck
 	}
 }
 
+void ch_export_stall(struct ch_export *ex, const struct intern *strings, const struct stall_report *r,
+		     int64_t start_unix_ms)
+{
+	stall_row_add(&ex->pending_stalls, &ex->rows, strings, r, start_unix_ms);
+	ex->npending_stalls++;
+}
+
 void ch_export_close(struct ch_export *ex, struct ch_export_stats *st)
 {
 	pthread_mutex_lock(&ex->mu);
@@ -427,6 +477,7 @@ void ch_export_close(struct ch_export *ex, struct ch_export_stats *st)
 	spool_close(&ex->spool);
 	ch_conn_free(&ex->conn);
 	row_context_free(&ex->rows);
+	sb_free(&ex->pending_stalls);
 	hash_index_free(&ex->sent_stacks);
 	pthread_mutex_destroy(&ex->mu);
 	pthread_cond_destroy(&ex->cv);

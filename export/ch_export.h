@@ -14,6 +14,7 @@
 
 #include "../profile/profile.h"
 #include "ch_http.h"
+#include "../profile/stall_tracker.h"
 #include "period_rows.h"
 
 struct ch_export_config {
@@ -27,6 +28,7 @@ struct ch_export_config {
 	struct export_label labels[EXPORT_LABELS_MAX]; /* the other labels */
 	size_t nlabels;
 	double rate_hz;
+	bool stalls;                 /* --stalls: stall rows go to PREFIX_stalls too */
 };
 
 struct ch_export_stats {
@@ -53,6 +55,10 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 /* One period's aggregation, which began at `bucket`: its rows are queued for the sender. */
 void ch_export_period(struct ch_export *ex, const struct profile *p, time_t bucket,
 		      const char *note);
+/* A stall that ended (began at start_unix_ms): its row goes with the next period. Sampler
+ * thread. */
+void ch_export_stall(struct ch_export *ex, const struct intern *strings, const struct stall_report *r,
+		     int64_t start_unix_ms);
 /* Send what is queued (and the spool, if the server answers), stop the sender and free; the
  * figures in *st. */
 void ch_export_close(struct ch_export *ex, struct ch_export_stats *st);

@@ -42,10 +42,26 @@ bool ch_decode_counts(const char *data, size_t len, struct stack_count **out, si
 	return true;
 }
 
-static void time_range(struct strbuf *q, int64_t since, int64_t until)
+static void time_range(struct strbuf *q, const char *column, int64_t since, int64_t until)
 {
-	sb_printf(q, "bucket >= toDateTime(%" PRId64 ") AND bucket < toDateTime(%" PRId64 ")", since,
-		  until);
+	sb_printf(q, "%s >= toDateTime(%" PRId64 ") AND %s < toDateTime(%" PRId64 ")", column, since,
+		  column, until);
+}
+
+/* FROM … WHERE … of a source's rows of one stack each (as `h`, with its count `c`): the samples,
+ * or each stall's stacks spread by ARRAY JOIN (18.16 has no arrayZip). */
+static void source_rows(struct strbuf *q, enum report_source src, const char *db, const char *t,
+			const char *where_sql, int64_t since, int64_t until)
+{
+	if (src == REPORT_SAMPLES) {
+		sb_printf(q, "FROM %s.%s_samples WHERE ", db, t);
+		time_range(q, "bucket", since, until);
+	} else {
+		sb_printf(q, "FROM %s.%s_stalls ARRAY JOIN stack_hashes AS h, stack_counts AS c WHERE ",
+			  db, t);
+		time_range(q, "time", since, until);
+	}
+	sb_add(q, where_sql);
 }
 
 /* Add `count` samples of the stack whose frames (outermost first) the cursor holds. */
@@ -119,20 +135,22 @@ bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, s
 	return ok;
 }
 
-bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
-		     const char *root_label, struct profile *p, struct report_figures *fig,
-		     struct strbuf *why)
+bool ch_report_fetch(struct ch_conn *c, enum report_source src, const char *where_sql,
+		     int64_t since, int64_t until, const char *root_label, struct profile *p,
+		     struct report_figures *fig, struct strbuf *why)
 {
 	const char *db = c->url.database, *t = c->url.table;
+	const char *hash = src == REPORT_SAMPLES ? "stack_hash" : "h";
+	const char *count = src == REPORT_SAMPLES ? "count" : "c";
 	struct strbuf q, answer;
 	sb_init(&q);
 	sb_init(&answer);
 	memset(fig, 0, sizeof(*fig));
 	uint64_t t0 = now_ns();
 	/* 1: the counts per stack, summed by ClickHouse */
-	sb_printf(&q, "SELECT stack_hash, sum(count) FROM %s.%s_samples WHERE ", db, t);
-	time_range(&q, since, until);
-	sb_printf(&q, "%s GROUP BY stack_hash FORMAT RowBinary", where_sql);
+	sb_printf(&q, "SELECT %s, sum(%s) ", hash, count);
+	source_rows(&q, src, db, t, where_sql, since, until);
+	sb_printf(&q, " GROUP BY %s FORMAT RowBinary", hash);
 	struct stack_count *counts = NULL;
 	size_t ncounts = 0;
 	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
@@ -147,9 +165,9 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 	/* 2: the frames of just those stacks */
 	sb_reset(&q);
 	sb_printf(&q, "SELECT stack_hash, any(frames) FROM %s.%s_stacks WHERE stack_hash GLOBAL IN "
-		  "(SELECT stack_hash FROM %s.%s_samples WHERE ", db, t, db, t);
-	time_range(&q, since, until);
-	sb_printf(&q, "%s) GROUP BY stack_hash FORMAT RowBinary", where_sql);
+		  "(SELECT %s ", db, t, hash);
+	source_rows(&q, src, db, t, where_sql, since, until);
+	sb_add(&q, ") GROUP BY stack_hash FORMAT RowBinary");
 	sb_reset(&answer);
 	if (ok && ncounts)
 		ok = ch_post(c, q.s, NULL, 0, false, &answer, why);
@@ -159,6 +177,84 @@ bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, in
 					  &fig->missing_frames, why);
 	fig->stacks = ncounts;
 	free(counts);
+	sb_free(&q);
+	sb_free(&answer);
+	return ok;
+}
+
+/* A string of the answer into a fixed field (cut at its size). */
+static bool get_text(struct rb_cursor *cur, char *out, size_t cap)
+{
+	const char *s;
+	size_t len;
+	if (!rb_get_string(cur, REPORT_FRAME_TEXT_MAX, &s, &len))
+		return false;
+	size_t n = len < cap - 1 ? len : cap - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+	return true;
+}
+
+bool ch_decode_stall_rows(const char *data, size_t len, struct stall_row *out, size_t max,
+			  size_t *n, struct strbuf *why)
+{
+	struct rb_cursor cur;
+	rb_cursor_init(&cur, data, len);
+	*n = 0;
+	while (!rb_at_end(&cur)) {
+		if (*n == max) {
+			sb_add(why, "ClickHouse's answer (stalls) holds more rows than were asked for");
+			return false;
+		}
+		struct stall_row *r = &out[*n];
+		memset(r, 0, sizeof(*r));
+		r->start_ms = (int64_t)rb_get_u64(&cur);
+		r->duration_ms = rb_get_f64(&cur);
+		r->pid = rb_get_u32(&cur);
+		r->samples = rb_get_u32(&cur);
+		for (int k = 0; k < 4; k++)
+			r->classes[k] = rb_get_u32(&cur);
+		if (cur.failed || !get_text(&cur, r->host, sizeof(r->host)) ||
+		    !get_text(&cur, r->service, sizeof(r->service)) ||
+		    !get_text(&cur, r->frames, sizeof(r->frames)) || r->duration_ms != r->duration_ms) {
+			sb_add(why, "ClickHouse's answer (stalls) is cut short or malformed");
+			return false;
+		}
+		(*n)++;
+	}
+	return true;
+}
+
+bool ch_report_slowest_stalls(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
+			      struct stall_row *out, size_t max, size_t *n, uint64_t *total,
+			      struct strbuf *why)
+{
+	const char *db = c->url.database, *t = c->url.table;
+	struct strbuf q, answer;
+	sb_init(&q);
+	sb_init(&answer);
+	sb_printf(&q, "SELECT start_ms, duration_ms, pid, samples, js, gc, native, builtin, host, "
+		  "service, arrayStringConcat(frames, ' < ') FROM %s.%s_stalls WHERE ", db, t);
+	time_range(&q, "time", since, until);
+	sb_printf(&q, "%s ORDER BY duration_ms DESC LIMIT %zu FORMAT RowBinary", where_sql, max);
+	bool ok = ch_post(c, q.s, NULL, 0, false, &answer, why) &&
+		  ch_decode_stall_rows(answer.s, answer.len, out, max, n, why);
+	sb_reset(&q);
+	sb_printf(&q, "SELECT count() FROM %s.%s_stalls WHERE ", db, t);
+	time_range(&q, "time", since, until);
+	sb_printf(&q, "%s FORMAT RowBinary", where_sql);
+	sb_reset(&answer);
+	if (ok)
+		ok = ch_post(c, q.s, NULL, 0, false, &answer, why);
+	if (ok) {
+		struct rb_cursor cur;
+		rb_cursor_init(&cur, answer.s, answer.len);
+		*total = rb_get_u64(&cur);
+		if (cur.failed || !rb_at_end(&cur)) {
+			sb_add(why, "ClickHouse's answer (the count of stalls) is malformed");
+			ok = false;
+		}
+	}
 	sb_free(&q);
 	sb_free(&answer);
 	return ok;

@@ -39,11 +39,33 @@ bool ch_report_add_stacks(struct profile *p, const struct stack_count *counts, s
 			  const char *data, size_t len, const char *root_label, size_t *missing,
 			  struct strbuf *why);
 
+/* Where a report's samples come from: the samples table (a profile), or the stalls table (the
+ * samples of the event loops' stalls, --stalls: each stall's stacks and counts). */
+enum report_source { REPORT_SAMPLES, REPORT_STALLS };
+
 /* The samples of `where_sql` (conditions after "WHERE 1", from ch_sql.h) in [since, until) Unix
  * seconds, into p (already initialised, and best made untimed: profile_untimed) under a root
  * named root_label. */
-bool ch_report_fetch(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
-		     const char *root_label, struct profile *p, struct report_figures *fig,
-		     struct strbuf *why);
+bool ch_report_fetch(struct ch_conn *c, enum report_source src, const char *where_sql,
+		     int64_t since, int64_t until, const char *root_label, struct profile *p,
+		     struct report_figures *fig, struct strbuf *why);
+
+/* One stall as report lists it. */
+struct stall_row {
+	int64_t start_ms;          /* Unix ms */
+	double duration_ms;
+	uint32_t pid, samples, classes[4]; /* js, gc, native, builtin */
+	char host[64], service[128], frames[512]; /* frames: "f (a.js:1) < g (a.js:9)" */
+};
+
+/* Pure: decode the answer of the slowest-stalls query (start_ms, duration_ms, pid, samples, js,
+ * gc, native, builtin, host, service, frames) into at most max rows. */
+bool ch_decode_stall_rows(const char *data, size_t len, struct stall_row *out, size_t max,
+			  size_t *n, struct strbuf *why);
+/* The `max` longest stalls of `where_sql` in [since, until), longest first, and how many stalls
+ * there were in all. */
+bool ch_report_slowest_stalls(struct ch_conn *c, const char *where_sql, int64_t since, int64_t until,
+			      struct stall_row *out, size_t max, size_t *n, uint64_t *total,
+			      struct strbuf *why);
 
 #endif

@@ -3,18 +3,31 @@
 
 #include <stdio.h>
 
-const struct ch_column ch_samples_columns[] = {
+static const struct ch_column samples_columns[] = {
     {"bucket", "DateTime"},       {"host", "String"},           {"service", "String"},
     {"labels.key", "Array(String)"}, {"labels.value", "Array(String)"}, {"pid", "UInt32"},
     {"tid", "UInt32"},            {"process", "String"},        {"thread", "String"},
     {"stack_hash", "UInt64"},     {"count", "UInt64"},          {"cpu_ns", "UInt64"},
 };
-const size_t ch_samples_ncolumns = sizeof(ch_samples_columns) / sizeof(ch_samples_columns[0]);
-const struct ch_column ch_stacks_columns[] = {
+static const struct ch_column stacks_columns[] = {
     {"stack_hash", "UInt64"},
     {"frames", "Array(String)"},
 };
-const size_t ch_stacks_ncolumns = sizeof(ch_stacks_columns) / sizeof(ch_stacks_columns[0]);
+static const struct ch_column stalls_columns[] = {
+    {"time", "DateTime"},         {"start_ms", "UInt64"},       {"host", "String"},
+    {"service", "String"},
+    {"labels.key", "Array(String)"}, {"labels.value", "Array(String)"}, {"pid", "UInt32"},
+    {"tid", "UInt32"},            {"process", "String"},        {"thread", "String"},
+    {"duration_ms", "Float64"},   {"began_before", "UInt8"},    {"unfinished", "UInt8"},
+    {"samples", "UInt32"},        {"js", "UInt32"},             {"gc", "UInt32"},
+    {"native", "UInt32"},         {"builtin", "UInt32"},        {"native_frame", "String"},
+    {"builtin_frame", "String"},  {"frames", "Array(String)"},  {"stack_hashes", "Array(UInt64)"},
+    {"stack_counts", "Array(UInt64)"},
+};
+#define TABLE(name, cols) {name, cols, sizeof(cols) / sizeof(cols[0])}
+const struct ch_table ch_stacks_table = TABLE("stacks", stacks_columns);
+const struct ch_table ch_samples_table = TABLE("samples", samples_columns);
+const struct ch_table ch_stalls_table = TABLE("stalls", stalls_columns);
 
 static const char samples_body[] =
 	" (\n"
@@ -38,6 +51,33 @@ static const char stacks_body[] =
 	"    frames Array(String)\n"
 	")";
 static const char stacks_engine[] = "ENGINE = ReplacingMergeTree ORDER BY stack_hash";
+static const char stalls_body[] =
+	" (\n"
+	"    time DateTime,\n"
+	"    start_ms UInt64,\n"
+	"    host String,\n"
+	"    service String,\n"
+	"    labels Nested(key String, value String),\n"
+	"    pid UInt32,\n"
+	"    tid UInt32,\n"
+	"    process String,\n"
+	"    thread String,\n"
+	"    duration_ms Float64,\n"
+	"    began_before UInt8,\n"
+	"    unfinished UInt8,\n"
+	"    samples UInt32,\n"
+	"    js UInt32,\n"
+	"    gc UInt32,\n"
+	"    native UInt32,\n"
+	"    builtin UInt32,\n"
+	"    native_frame String,\n"
+	"    builtin_frame String,\n"
+	"    frames Array(String),\n"
+	"    stack_hashes Array(UInt64),\n"
+	"    stack_counts Array(UInt64)\n"
+	")";
+static const char stalls_engine[] =
+	"ENGINE = MergeTree PARTITION BY toDate(time) ORDER BY (service, time, host)";
 
 /* CREATE TABLE for one table: local (MergeTree, with `ttl` after its engine when not NULL) and,
  * with a cluster, its Distributed twin. */
@@ -65,12 +105,15 @@ static size_t table_statements(const char *db, const char *prefix, const char *w
 size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
 			    unsigned ttl_days, struct strbuf out[CH_SCHEMA_MAX_STATEMENTS])
 {
-	char ttl[64];
+	char ttl[64], stalls_ttl[64];
 	snprintf(ttl, sizeof(ttl), "TTL bucket + INTERVAL %u DAY", ttl_days);
+	snprintf(stalls_ttl, sizeof(stalls_ttl), "TTL time + INTERVAL %u DAY", ttl_days);
 	size_t n = table_statements(database, prefix, "stacks", stacks_body, stacks_engine, NULL,
 				    "stack_hash", cluster, out);
 	n += table_statements(database, prefix, "samples", samples_body, samples_engine,
 			      ttl_days ? ttl : NULL, "cityHash64(host)", cluster, out + n);
+	n += table_statements(database, prefix, "stalls", stalls_body, stalls_engine,
+			      ttl_days ? stalls_ttl : NULL, "cityHash64(host)", cluster, out + n);
 	return n;
 }
 

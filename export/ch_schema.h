@@ -6,6 +6,13 @@
  *                   start), host, service, labels (Nested key/value: 18.16 has no Map), pid, tid,
  *                   process, thread, stack_hash, count, cpu_ns; MergeTree partitioned by day,
  *                   ordered by (service, bucket, host, stack_hash) for "one service over a range"
+ *   PREFIX_stalls   one row per stall of an event loop (--stalls): time DateTime and start_ms
+ *                   (Unix ms; 18.16 has no DateTime64) when the iteration began, host, service, labels, pid, tid, process, thread,
+ *                   duration_ms, began_before, unfinished, samples and their classes (js, gc,
+ *                   native, builtin), the native and builtin frames that name those classes, the
+ *                   JS frames of the most frequent (innermost first), and the stall's stacks
+ *                   (stack_hashes, stack_counts: frames in PREFIX_stacks); MergeTree by day,
+ *                   ordered by (service, time, host)
  * With a cluster, the MergeTree tables are PREFIX_local_* ON CLUSTER and PREFIX_* are Distributed
  * tables over them; agents may write either (URL table PREFIX, or PREFIX_local for a shard of
  * their own), report reads PREFIX. Sharding: stacks by stack_hash (a stack's row always lands on
@@ -23,17 +30,20 @@
 
 #include "../util/strbuf.h"
 
-enum { CH_SCHEMA_MAX_STATEMENTS = 4 };
+enum { CH_SCHEMA_MAX_STATEMENTS = 6 };
 
 struct ch_column {
 	const char *name, *type; /* as system.columns names them */
 };
 
-/* The columns of each table, in insert order. */
-extern const struct ch_column ch_samples_columns[];
-extern const size_t ch_samples_ncolumns;
-extern const struct ch_column ch_stacks_columns[];
-extern const size_t ch_stacks_ncolumns;
+/* One of the tables: its name after the prefix and its columns, in insert order. */
+struct ch_table {
+	const char *suffix; /* "stacks", "samples", "stalls" */
+	const struct ch_column *columns;
+	size_t ncolumns;
+};
+
+extern const struct ch_table ch_stacks_table, ch_samples_table, ch_stalls_table;
 
 /* The statements that create the tables if absent (cluster NULL: a single server; ttl_days > 0:
  * samples expire that many days after their bucket), each in out[i] (initialised here); returns

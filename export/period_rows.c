@@ -38,12 +38,14 @@ void period_batch_init(struct period_batch *b)
 	memset(b, 0, sizeof(*b));
 	sb_init(&b->stacks);
 	sb_init(&b->samples);
+	sb_init(&b->stalls);
 }
 
 void period_batch_free(struct period_batch *b)
 {
 	sb_free(&b->stacks);
 	sb_free(&b->samples);
+	sb_free(&b->stalls);
 	free(b->stack_hashes);
 	free(b->stack_ends);
 	memset(b, 0, sizeof(*b));
@@ -135,17 +137,23 @@ static void add_sample_row(struct period_batch *b, struct row_context *rc, const
 	b->count += count;
 }
 
-void period_batch_fill(struct period_batch *b, struct row_context *rc, const struct profile *p,
-		       time_t bucket)
+/* One distinct stack of a profile: its leaf node, samples, hash, folded text (each frame's end
+ * in ends[]) and nodes innermost first (path[], depth of them). */
+struct stack_view {
+	uint32_t node;
+	uint64_t count, hash;
+	const struct strbuf *folded;
+	const size_t *ends;
+	const uint32_t *path;
+	size_t depth;
+};
+
+/* Every stack of p that ends samples, to fn. */
+static void each_stack(const struct profile *p, void (*fn)(void *ctx, const struct stack_view *v),
+		       void *ctx)
 {
-	b->bucket = (uint32_t)bucket;
-	/* services are looked up again each period: a pid may have been reused meanwhile */
-	u64map_clear(&rc->service_of_pid);
-	struct hash_index seen;
-	hash_index_init(&seen, 0);
-	struct strbuf folded, scratch;
+	struct strbuf folded;
 	sb_init(&folded);
-	sb_init(&scratch);
 	size_t *ends = xmalloc(STACK_DEPTH_MAX * sizeof(size_t));
 	uint32_t *path = xmalloc(STACK_DEPTH_MAX * sizeof(uint32_t));
 	for (uint32_t n = 1; n < p->nnodes; n++) {
@@ -153,17 +161,68 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 		if (!nd->self || !pnode_is_frame(nd))
 			continue;
 		size_t depth = stack_text(p, n, &folded, ends, path);
-		uint64_t hash = stack_hash_of(folded.s, folded.len);
-		uint64_t dummy;
-		if (!hash_index_get(&seen, hash, &dummy)) {
-			hash_index_put(&seen, hash, 1);
-			add_stack_row(b, p, hash, &folded, ends, path, depth, &scratch);
-		}
-		add_sample_row(b, rc, p, profile_node_thread(p, n), hash, nd->self);
+		struct stack_view v = {.node = n, .count = nd->self,
+				       .hash = stack_hash_of(folded.s, folded.len), .folded = &folded,
+				       .ends = ends, .path = path, .depth = depth};
+		fn(ctx, &v);
 	}
 	free(ends);
 	free(path);
 	sb_free(&folded);
-	sb_free(&scratch);
-	hash_index_free(&seen);
+}
+
+struct fill {
+	struct period_batch *b;
+	struct row_context *rc;
+	const struct profile *p;
+	struct hash_index seen;
+	struct strbuf scratch;
+};
+
+static void fill_stack(void *ctx, const struct stack_view *v)
+{
+	struct fill *f = ctx;
+	uint64_t dummy;
+	if (!hash_index_get(&f->seen, v->hash, &dummy)) {
+		hash_index_put(&f->seen, v->hash, 1);
+		add_stack_row(f->b, f->p, v->hash, v->folded, v->ends, v->path, v->depth, &f->scratch);
+	}
+	add_sample_row(f->b, f->rc, f->p, profile_node_thread(f->p, v->node), v->hash, v->count);
+}
+
+void period_batch_fill(struct period_batch *b, struct row_context *rc, const struct profile *p,
+		       time_t bucket)
+{
+	b->bucket = (uint32_t)bucket;
+	/* services are looked up again each period: a pid may have been reused meanwhile */
+	u64map_clear(&rc->service_of_pid);
+	struct fill f = {.b = b, .rc = rc, .p = p};
+	hash_index_init(&f.seen, 0);
+	sb_init(&f.scratch);
+	each_stack(p, fill_stack, &f);
+	sb_free(&f.scratch);
+	hash_index_free(&f.seen);
+}
+
+struct hashes {
+	void (*fn)(void *ctx, uint64_t hash, uint64_t count);
+	void *ctx;
+};
+
+static void give_hash(void *ctx, const struct stack_view *v)
+{
+	struct hashes *h = ctx;
+	h->fn(h->ctx, v->hash, v->count);
+}
+
+void profile_stack_hashes(const struct profile *p, void (*fn)(void *ctx, uint64_t hash, uint64_t count),
+			  void *ctx)
+{
+	struct hashes h = {fn, ctx};
+	each_stack(p, give_hash, &h);
+}
+
+struct strview row_service(struct row_context *rc, pid_t pid)
+{
+	return service_of(rc, pid);
 }

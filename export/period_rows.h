@@ -42,6 +42,8 @@ struct period_batch {
 	size_t rows;
 	uint64_t count;             /* samples in the period */
 	char note[256];             /* for the period's status line (what the sampler warned of) */
+	struct strbuf stalls;       /* RowBinary rows of the stalls that ended in it (--stalls) */
+	size_t nstalls;
 };
 
 void row_context_init(struct row_context *rc, const char *service_spec, double rate_hz);
@@ -52,5 +54,12 @@ void period_batch_free(struct period_batch *b);
 /* The rows of profile p, a period that began at `bucket` (Unix seconds). */
 void period_batch_fill(struct period_batch *b, struct row_context *rc, const struct profile *p,
 		       time_t bucket);
+
+/* Each stack of p that ends samples, with its hash as the stacks table has it (the stack rows a
+ * period holds) and its count. */
+void profile_stack_hashes(const struct profile *p, void (*fn)(void *ctx, uint64_t hash, uint64_t count),
+			  void *ctx);
+/* The service of a process, as its sample rows name it this period. */
+struct strview row_service(struct row_context *rc, pid_t pid);
 
 #endif

@@ -12,7 +12,9 @@
 #include "../util/strbuf.h"
 
 /* writing */
+void rb_put_u8(struct strbuf *b, uint8_t v);
 void rb_put_u32(struct strbuf *b, uint32_t v);
+void rb_put_f64(struct strbuf *b, double v);
 void rb_put_u64(struct strbuf *b, uint64_t v);
 void rb_put_varuint(struct strbuf *b, uint64_t v);
 void rb_put_string(struct strbuf *b, const char *s, size_t len);
@@ -36,6 +38,8 @@ static inline bool rb_at_end(const struct rb_cursor *c)
 	return !c->failed && c->p == c->end;
 }
 uint64_t rb_get_u64(struct rb_cursor *c);
+uint32_t rb_get_u32(struct rb_cursor *c);
+double rb_get_f64(struct rb_cursor *c);
 uint64_t rb_get_varuint(struct rb_cursor *c);
 /* A string of at most max_len bytes: points into the buffer (not NUL-terminated). */
 bool rb_get_string(struct rb_cursor *c, size_t max_len, const char **s, size_t *len);

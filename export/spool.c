@@ -14,7 +14,8 @@
 
 #include "../util/text_escape.h"
 
-#define SPOOL_MAGIC "V8WSPOOL1 "
+#define SPOOL_MAGIC "V8WSPOOL2 "
+#define SPOOL_MAGIC_OLD "V8WSPOOL1 " /* two bodies: no stalls */
 #define SPOOL_SUFFIX ".v8wspool"
 enum { SPOOL_NAME_DIGITS = 16, HEADER_MAX = 64 };
 
@@ -157,22 +158,21 @@ static void enforce_limit(struct spool *s)
 	free(e);
 }
 
-bool spool_put(struct spool *s, const void *stacks, size_t stacks_len, const void *samples,
-	       size_t samples_len, struct strbuf *why)
+bool spool_put(struct spool *s, const struct spool_bodies *b, struct strbuf *why)
 {
 	char tmp[PATH_MAX], final[PATH_MAX], header[HEADER_MAX];
 	uint64_t seq = s->next_seq++;
 	path_of(s, seq, ".tmp", tmp, sizeof(tmp));
 	path_of(s, seq, SPOOL_SUFFIX, final, sizeof(final));
-	int hl = snprintf(header, sizeof(header), SPOOL_MAGIC "%zu %zu\n", stacks_len, samples_len);
+	int hl = snprintf(header, sizeof(header), SPOOL_MAGIC "%zu %zu %zu\n", b->len[SPOOL_STACKS],
+			  b->len[SPOOL_SAMPLES], b->len[SPOOL_STALLS]);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	bool ok = fd >= 0;
-	const void *parts[] = {header, stacks, samples};
-	size_t lens[] = {(size_t)hl, stacks_len, samples_len};
-	for (int i = 0; ok && i < 3; i++) {
-		const char *p = parts[i];
-		for (size_t off = 0; ok && off < lens[i];) {
-			ssize_t w = write(fd, p + off, lens[i] - off);
+	for (int i = -1; ok && i < SPOOL_BODIES; i++) {
+		const char *p = i < 0 ? header : b->data[i];
+		size_t len = i < 0 ? (size_t)hl : b->len[i];
+		for (size_t off = 0; ok && off < len;) {
+			ssize_t w = write(fd, p + off, len - off);
 			ok = w > 0;
 			off += ok ? (size_t)w : 0;
 		}
@@ -195,39 +195,40 @@ bool spool_put(struct spool *s, const void *stacks, size_t stacks_len, const voi
 	return true;
 }
 
-bool spool_parse(const char *data, size_t len, size_t *stacks_off, size_t *stacks_len,
-		 size_t *samples_off, size_t *samples_len)
+bool spool_parse(const char *data, size_t len, size_t off[SPOOL_BODIES], size_t lens[SPOOL_BODIES])
 {
 	size_t magic = strlen(SPOOL_MAGIC);
 	const char *nl = memchr(data, '\n', len < HEADER_MAX ? len : HEADER_MAX);
-	if (!nl || len < magic || memcmp(data, SPOOL_MAGIC, magic) != 0)
+	if (!nl || len < magic)
 		return false;
-	uint64_t a = 0, b = 0;
-	const char *p = data + magic;
+	int fields = !memcmp(data, SPOOL_MAGIC, magic)       ? SPOOL_BODIES
+		     : !memcmp(data, SPOOL_MAGIC_OLD, magic) ? 2
+							     : 0;
+	if (!fields)
+		return false;
+	uint64_t v[SPOOL_BODIES] = {0};
 	int field = 0;
-	for (; p < nl; p++) {
-		if (*p == ' ' && field == 0 && p > data + magic) {
-			field = 1;
+	for (const char *p = data + magic; p < nl; p++) {
+		if (*p == ' ' && p[-1] != ' ' && field + 1 < fields) {
+			field++;
 			continue;
 		}
-		if (*p < '0' || *p > '9')
+		if (*p < '0' || *p > '9' || v[field] > SPOOL_FILE_MAX / 10)
 			return false;
-		uint64_t *v = field ? &b : &a;
-		if (*v > (SPOOL_FILE_MAX / 10))
-			return false;
-		*v = *v * 10 + (uint64_t)(*p - '0');
+		v[field] = v[field] * 10 + (uint64_t)(*p - '0');
 	}
-	size_t body = (size_t)(nl + 1 - data);
-	if (field != 1 || nl[-1] == ' ' || a + b != len - body)
+	size_t body = (size_t)(nl + 1 - data), at = body;
+	if (field != fields - 1 || nl[-1] == ' ' || v[0] + v[1] + v[2] != len - body)
 		return false;
-	*stacks_off = body;
-	*stacks_len = (size_t)a;
-	*samples_off = body + (size_t)a;
-	*samples_len = (size_t)b;
+	for (int i = 0; i < SPOOL_BODIES; i++) {
+		off[i] = at;
+		lens[i] = (size_t)v[i];
+		at += (size_t)v[i];
+	}
 	return true;
 }
 
-bool spool_read(const struct spool *s, uint64_t seq, struct strbuf *stacks, struct strbuf *samples,
+bool spool_read(const struct spool *s, uint64_t seq, struct strbuf out[SPOOL_BODIES],
 		struct strbuf *why)
 {
 	char path[PATH_MAX];
@@ -253,17 +254,15 @@ bool spool_read(const struct spool *s, uint64_t seq, struct strbuf *stacks, stru
 	close(fd);
 	data.len = got;
 	data.s[got] = 0;
-	size_t so, sl, po, pl;
-	bool ok = spool_parse(data.s, data.len, &so, &sl, &po, &pl);
-	if (ok) {
-		sb_reset(stacks);
-		sb_reset(samples);
-		sb_addn(stacks, data.s + so, sl);
-		sb_addn(samples, data.s + po, pl);
-	} else {
+	size_t off[SPOOL_BODIES], lens[SPOOL_BODIES];
+	bool ok = spool_parse(data.s, data.len, off, lens);
+	for (int i = 0; ok && i < SPOOL_BODIES; i++) {
+		sb_reset(&out[i]);
+		sb_addn(&out[i], data.s + off[i], lens[i]);
+	}
+	if (!ok)
 		sb_printf(why, "spool file %016" PRIx64 SPOOL_SUFFIX " is damaged (its header or length is "
 			  "wrong)", seq);
-	}
 	sb_free(&data);
 	return ok;
 }

@@ -29,9 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sb_init(&why);
 	switch (data[0] % 9) {
 	case 0: {
-		size_t a, b, c, d;
-		if (spool_parse(text, len, &a, &b, &c, &d) && (a + b > len || c + d > len))
-			abort();
+		size_t off[SPOOL_BODIES], lens[SPOOL_BODIES];
+		if (spool_parse(text, len, off, lens))
+			for (int i = 0; i < SPOOL_BODIES; i++)
+				if (off[i] > len || lens[i] > len - off[i])
+					abort();
 		break;
 	}
 	case 1: {
@@ -71,8 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	case 7:
-		ch_columns_match(text, len, "db.t_samples", true, &why);
-		ch_columns_match(text, len, "db.t_stacks", false, &why);
+		ch_columns_match(text, len, "db.t_samples", &ch_samples_table, &why);
+		ch_columns_match(text, len, "db.t_stacks", &ch_stacks_table, &why);
+		ch_columns_match(text, len, "db.t_stalls", &ch_stalls_table, &why);
 		break;
 	case 8: {
 		struct intern strings;

@@ -183,6 +183,46 @@ chTest('two services sampled by one agent: report of each equals the agent\'s ow
   }
 });
 
+chTest('--stalls with --export: each stall a row of its own; report --stalls draws their samples and lists the longest', async (t) => {
+  const s = await singleServer();
+  const fx = await h.startFixture('stalls.js', { env: { V8WALK_SERVICE: 'slowsvc' } });
+  t.after(() => fx.stop());
+  const dir = fs.mkdtempSync(path.join(tmp, 'stalls-'));
+  const url = s.url('default.stl');
+  const run = h.startV8walk(['--mode', 'bpf', '--pid', String(fx.pid), '--stalls', '50', '--period', '1',
+    '--export', url, '--create-schema', '--label', 'service=auto', '--label', 'env=e2e',
+    '--spool', path.join(dir, 'spool'), '-o', path.join(dir, 'p-%n.folded')]);
+  await run.sampling;
+  const blocks = [];
+  for (const [kind, ms] of [['busy', 120], ['busy', 10], ['json', 90]]) {
+    fx.child.stdin.write(`block ${kind} ${ms}\n`);
+    blocks.push(await fx.next((m) => m.blocked === kind));
+    await h.sleep(300);
+  }
+  await h.sleep(1200); // the period the last stall ended in goes out
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  const rows = (await s.query('SELECT service, pid, thread, duration_ms, samples, js + gc + native + builtin, length(stack_hashes), frames[1] '
+    + 'FROM default.stl_stalls ORDER BY start_ms FORMAT TSV')).trim().split('\n').map((l) => l.split('\t'));
+  assert.strictEqual(rows.length, 2, `one row per stall:\n${rows.join('\n')}\n${r.stderr}`);
+  for (const [i, b] of [blocks[0], blocks[2]].entries()) {
+    const [service, pid, thread, ms, samples, classed, nstacks, frame] = rows[i];
+    assert.deepStrictEqual([service, Number(pid), thread], ['slowsvc', fx.pid, 'main']);
+    assert.ok(Math.abs(Number(ms) - b.ms) <= Math.max(2, 0.05 * b.ms), `${ms} ms stored for a ${b.ms} ms block`);
+    assert.ok(Number(samples) > 0 && Number(classed) === Number(samples) && Number(nstacks) > 0, rows[i].join(' '));
+    assert.match(frame, b.blocked === 'busy' ? /^busyLoop \(/ : /^parseBig \(/);
+  }
+  // report --stalls: the stalls' samples, stack for stack what the agent wrote itself
+  const own = foldedByPid(periodFiles(dir)).get(fx.pid);
+  const rep = await report(url, ['service=slowsvc', 'env=e2e'], ['--stalls']);
+  assert.deepStrictEqual(sorted(reportStacks(rep.stdout)), sorted(own), 'report --stalls: stack for stack');
+  const listed = rep.stderr.split('\n').filter((l) => /^ {2}[\d.]+ ms at /.test(l));
+  assert.match(rep.stderr, /2 stalls; the longest 2:/);
+  assert.strictEqual(listed.length, 2);
+  assert.match(listed[0], /slowsvc \(\d+\): JS \d+%.*busyLoop \(/, 'the longest first');
+});
+
 chTest('ClickHouse killed for two periods and restarted: the periods wait in the spool and nothing is lost', async (t) => {
   const s = await singleServer();
   const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'spooled' } });
@@ -298,7 +338,7 @@ chTest('two shards behind Distributed tables: report returns the union; one agen
   assert.strictEqual(ddl.code, 0, ddl.stderr);
   const statements = ddl.stdout.replace(/^--.*$/mg, '').split(';').map((x) => x.trim()).filter(Boolean)
     .map((x) => x.replace(' ON CLUSTER two', ''));
-  assert.strictEqual(statements.length, 4);
+  assert.strictEqual(statements.length, 6); // stacks, samples, stalls: local and Distributed each
   for (const s of [a, b]) {
     await s.query('CREATE DATABASE IF NOT EXISTS fleet');
     for (const q of statements) await s.query(q);

@@ -353,12 +353,12 @@ Test(export, columns_match)
 	struct strbuf why;
 	sb_init(&why);
 	const char *good = "db.t_stacks\tstack_hash\tUInt64\ndb.t_stacks\tframes\tArray(String)\n";
-	cr_assert(ch_columns_match(good, strlen(good), "db.t_stacks", false, &why));
+	cr_assert(ch_columns_match(good, strlen(good), "db.t_stacks", &ch_stacks_table, &why));
 	const char *typed = "db.t_stacks\tstack_hash\tString\ndb.t_stacks\tframes\tArray(String)\n";
-	cr_assert_not(ch_columns_match(typed, strlen(typed), "db.t_stacks", false, &why));
+	cr_assert_not(ch_columns_match(typed, strlen(typed), "db.t_stacks", &ch_stacks_table, &why));
 	cr_assert(strstr(why.s, "not v8walk's"), "%s", why.s);
 	sb_reset(&why);
-	cr_assert_not(ch_columns_match("", 0, "db.t_samples", true, &why));
+	cr_assert_not(ch_columns_match("", 0, "db.t_samples", &ch_samples_table, &why));
 	cr_assert(strstr(why.s, "no table"), "%s", why.s);
 	sb_free(&why);
 }
@@ -376,17 +376,25 @@ Test(export, spool_names_and_limit)
 	cr_assert_eq(spool_over_limit(e, 3, 250), 1);
 	cr_assert_eq(spool_over_limit(e, 3, 100), 2);
 	cr_assert_eq(spool_over_limit(e, 3, 50), 3);
-	size_t a, b, c, d;
-	const char ok[] = "V8WSPOOL1 2 3\nabcde";
-	cr_assert(spool_parse(ok, sizeof(ok) - 1, &a, &b, &c, &d));
-	cr_assert_eq(b, 2);
-	cr_assert_eq(d, 3);
-	cr_assert(!memcmp(ok + c, "cde", 3));
+	size_t off[SPOOL_BODIES], len[SPOOL_BODIES];
+	const char ok[] = "V8WSPOOL2 2 3 1\nabcdef";
+	cr_assert(spool_parse(ok, sizeof(ok) - 1, off, len));
+	cr_assert_eq(len[SPOOL_STACKS], 2);
+	cr_assert_eq(len[SPOOL_SAMPLES], 3);
+	cr_assert_eq(len[SPOOL_STALLS], 1);
+	cr_assert(!memcmp(ok + off[SPOOL_SAMPLES], "cde", 3));
+	cr_assert(!memcmp(ok + off[SPOOL_STALLS], "f", 1));
+	/* a file of an agent that sent no stalls: two bodies, no stalls */
+	const char old[] = "V8WSPOOL1 2 3\nabcde";
+	cr_assert(spool_parse(old, sizeof(old) - 1, off, len));
+	cr_assert_eq(len[SPOOL_SAMPLES], 3);
+	cr_assert_eq(len[SPOOL_STALLS], 0);
 	const char *bad[] = {"V8WSPOOL1 2 3\nabcd", "V8WSPOOL1 2 3\nabcdef", "V8WSPOOL1 2\nab",
 			     "V8WSPOOL2 2 3\nabcde", "V8WSPOOL1  2 3\nabcde", "V8WSPOOL1 -1 3\nabcde",
-			     "V8WSPOOL1 99999999999999999999 1\na", "V8WSPOOL1 2 3"};
+			     "V8WSPOOL1 99999999999999999999 1\na", "V8WSPOOL1 2 3", "V8WSPOOL1 2 3 0\nabcde",
+			     "V8WSPOOL2 2 3 1 \nabcdef", "V8WSPOOL2 2 3  1\nabcdef", "V8WSPOOL3 1 1 1\nabc"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_not(spool_parse(bad[i], strlen(bad[i]), &a, &b, &c, &d), "%s", bad[i]);
+		cr_assert_not(spool_parse(bad[i], strlen(bad[i]), off, len), "%s", bad[i]);
 }
 
 Test(export, spool_directory)
@@ -394,26 +402,28 @@ Test(export, spool_directory)
 	char dir[] = "/tmp/v8walk-spool-test-XXXXXX";
 	cr_assert(mkdtemp(dir));
 	struct spool s;
-	struct strbuf why, st, sa;
+	struct strbuf why, got[SPOOL_BODIES];
 	sb_init(&why);
-	sb_init(&st);
-	sb_init(&sa);
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		sb_init(&got[i]);
 	cr_assert(spool_open(&s, dir, 200, &why), "%s", why.s);
 	for (int i = 0; i < 5; i++) {
 		char body[64];
 		memset(body, 'a' + i, sizeof(body));
-		cr_assert(spool_put(&s, body, 10, body, 30, &why), "%s", why.s);
+		struct spool_bodies b = {{body, body, body}, {10, 30, 0}};
+		cr_assert(spool_put(&s, &b, &why), "%s", why.s);
 	}
-	/* each file is 14 header bytes + 40: 3 fit in 200, the 2 oldest were dropped */
+	/* each file is 18 header bytes + 40: 3 fit in 200, the 2 oldest were dropped */
 	struct spool_entry e[8];
 	size_t n = spool_list(&s, e, 8);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(s.dropped, 2);
 	cr_assert_eq(e[0].seq, 3);
-	cr_assert(spool_read(&s, e[0].seq, &st, &sa, &why), "%s", why.s);
-	cr_assert_eq(st.len, 10);
-	cr_assert_eq(sa.len, 30);
-	cr_assert_eq(st.s[0], 'c');
+	cr_assert(spool_read(&s, e[0].seq, got, &why), "%s", why.s);
+	cr_assert_eq(got[SPOOL_STACKS].len, 10);
+	cr_assert_eq(got[SPOOL_SAMPLES].len, 30);
+	cr_assert_eq(got[SPOOL_STALLS].len, 0);
+	cr_assert_eq(got[SPOOL_STACKS].s[0], 'c');
 	/* one agent at a time; reopened: numbering goes on after the newest file */
 	struct spool again;
 	cr_assert_not(spool_open(&again, dir, 200, &why));
@@ -428,7 +438,7 @@ Test(export, spool_directory)
 	FILE *f = fopen(path, "w");
 	fputs("V8WSPOOL1 10 30\nshort", f);
 	fclose(f);
-	cr_assert_not(spool_read(&s, 5, &st, &sa, &why));
+	cr_assert_not(spool_read(&s, 5, got, &why));
 	for (size_t i = 0; i < n; i++)
 		spool_remove(&s, e[i].seq);
 	cr_assert_eq(spool_list(&s, e, 8), 0);
@@ -437,8 +447,8 @@ Test(export, spool_directory)
 	unlink(lock);
 	rmdir(dir);
 	sb_free(&why);
-	sb_free(&st);
-	sb_free(&sa);
+	for (int i = 0; i < SPOOL_BODIES; i++)
+		sb_free(&got[i]);
 }
 
 Test(export, gzip)
@@ -605,26 +615,29 @@ Test(export, report_add_stacks)
 	intern_free(&strings);
 }
 
-/* --ttl-days: the samples table (local, under a cluster) expires rows that many days after their
- * bucket; the stacks table and the Distributed tables carry no TTL; without it none does. (Debian's
- * ClickHouse 18.16 predates TTL, so the clause is checked here as text, not run.) */
-Test(export, schema_ttl_goes_on_the_samples_merge_tree_only)
+/* --ttl-days: the samples and stalls tables (local, under a cluster) expire rows that many days
+ * after their time; the stacks table and the Distributed tables carry no TTL; without it none
+ * does. (Debian's ClickHouse 18.16 predates TTL, so the clause is checked here as text, not run.) */
+Test(export, schema_ttl_goes_on_the_samples_and_stalls_merge_trees_only)
 {
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];
 	size_t n = ch_schema_statements("db", "v8walk", "two", 30, st);
-	cr_assert_eq(n, 4);
+	cr_assert_eq(n, 6);
 	int with_ttl = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *ttl = strstr(st[i].s, "TTL bucket + INTERVAL 30 DAY");
-		if (ttl) {
+		if (strstr(st[i].s, "TTL bucket + INTERVAL 30 DAY")) {
 			with_ttl++;
 			cr_expect(strstr(st[i].s, "db.v8walk_local_samples") != NULL, "%s", st[i].s);
 			cr_expect(strstr(st[i].s, "ORDER BY (service, bucket, host, stack_hash)\nTTL") != NULL,
 				  "the TTL follows the engine's ORDER BY: %s", st[i].s);
 		}
+		if (strstr(st[i].s, "TTL time + INTERVAL 30 DAY")) {
+			with_ttl++;
+			cr_expect(strstr(st[i].s, "db.v8walk_local_stalls") != NULL, "%s", st[i].s);
+		}
 		sb_free(&st[i]);
 	}
-	cr_expect_eq(with_ttl, 1);
+	cr_expect_eq(with_ttl, 2);
 	n = ch_schema_statements("db", "v8walk", NULL, 0, st);
 	for (size_t i = 0; i < n; i++) {
 		cr_expect_null(strstr(st[i].s, "TTL"), "%s", st[i].s);

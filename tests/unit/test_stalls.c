@@ -8,6 +8,8 @@
 #include "../../walker/stall_class.h"
 #include "frame_builders.h"
 
+#include <string.h>
+
 static struct intern strings;
 
 static void setup(void)
@@ -163,4 +165,119 @@ Test(stalls, under_way_when_sampling_began)
 	stall_tracker_finish(&t, 2000);
 	cr_assert_eq(rs.n, 2, "a mark with no stall is not one");
 	stall_tracker_free(&t);
+}
+
+/* A stall's row holds one value of each of PREFIX_stalls' columns, in their order and types:
+ * read back column by column by the schema's own list, it is used up exactly. */
+#include "../../export/ch_report.h"
+#include "../../export/ch_schema.h"
+#include "../../export/rowbinary.h"
+#include "../../export/stall_rows.h"
+
+static void skip_value(struct rb_cursor *c, const char *type)
+{
+	const char *s;
+	size_t len;
+	if (!strcmp(type, "String")) {
+		cr_assert(rb_get_string(c, 1 << 20, &s, &len));
+	} else if (!strcmp(type, "Array(String)")) {
+		for (uint64_t n = rb_get_varuint(c); n; n--)
+			cr_assert(rb_get_string(c, 1 << 20, &s, &len));
+	} else if (!strcmp(type, "Array(UInt64)")) {
+		for (uint64_t n = rb_get_varuint(c); n; n--)
+			rb_get_u64(c);
+	} else if (!strcmp(type, "UInt64") || !strcmp(type, "Float64")) {
+		rb_get_u64(c);
+	} else if (!strcmp(type, "UInt32") || !strcmp(type, "DateTime")) {
+		rb_get_u32(c);
+	} else if (!strcmp(type, "UInt8")) {
+		cr_assert(c->p < c->end);
+		c->p++;
+	} else {
+		cr_assert_fail("a column type the test does not know: %s", type);
+	}
+	cr_assert_not(c->failed, "a value of type %s", type);
+}
+
+struct row_maker {
+	struct row_context rc;
+	struct strbuf rows;
+};
+
+/* the row is made in the callback, while the stall's profile lives */
+static void make_row(void *ctx, const struct stall_report *r)
+{
+	struct row_maker *m = ctx;
+	stall_row_add(&m->rows, &m->rc, &strings, r, 1764300000123LL);
+}
+
+Test(stalls, a_row_per_stall_in_the_tables_columns)
+{
+	struct row_maker m;
+	row_context_init(&m.rc, "svc", 997);
+	sb_init(&m.rows);
+	struct stall_tracker t;
+	stall_tracker_init(&t, &strings, LINES_CURRENT, make_row, &m);
+	struct frame busy[] = {fb_js(&strings, "busyLoop", "/app/a.js", 9, 3), fb_js(&strings, "run", "/app/a.js", 20, 18)};
+	struct frame other[] = {fb_js(&strings, "busyLoop", "/app/a.js", 11, 3), fb_js(&strings, "run", "/app/a.js", 20, 18)};
+	for (int i = 0; i < 3; i++)
+		add(&t, 42, 1000, busy, 2);
+	add(&t, 42, 1000, other, 2);
+	stall_tracker_end(&t, 42, intern_str(&strings, "node"), 1000, 120000000);
+	struct rb_cursor c;
+	rb_cursor_init(&c, m.rows.s, m.rows.len);
+	size_t hashes_at = 0;
+	for (size_t i = 0; i < ch_stalls_table.ncolumns; i++) {
+		if (!strcmp(ch_stalls_table.columns[i].name, "stack_hashes"))
+			hashes_at = (size_t)((const char *)c.p - m.rows.s);
+		skip_value(&c, ch_stalls_table.columns[i].type);
+	}
+	cr_assert(rb_at_end(&c), "the row is used up by the columns exactly");
+	/* the second and the millisecond it began; its two stacks, 3 and 1 samples */
+	rb_cursor_init(&c, m.rows.s, m.rows.len);
+	cr_assert_eq(rb_get_u32(&c), 1764300000);
+	cr_assert_eq(rb_get_u64(&c), 1764300000123ULL);
+	rb_cursor_init(&c, m.rows.s + hashes_at, m.rows.len - hashes_at);
+	cr_assert_eq(rb_get_varuint(&c), 2);
+	rb_get_u64(&c);
+	rb_get_u64(&c);
+	cr_assert_eq(rb_get_varuint(&c), 2);
+	uint64_t a = rb_get_u64(&c), b = rb_get_u64(&c);
+	cr_assert(a + b == 4 && (a == 3 || b == 3), "counts %lu and %lu", (unsigned long)a, (unsigned long)b);
+	sb_free(&m.rows);
+	row_context_free(&m.rc);
+	stall_tracker_free(&t);
+}
+
+Test(stalls, the_longest_stalls_decoded_and_malformed_answers_refused)
+{
+	struct strbuf a;
+	sb_init(&a);
+	rb_put_u64(&a, 1764300000123ULL);
+	rb_put_f64(&a, 123.5);
+	rb_put_u32(&a, 42);
+	rb_put_u32(&a, 10);
+	for (uint32_t k = 0; k < 4; k++)
+		rb_put_u32(&a, k + 1);
+	rb_put_string(&a, "host1", 5);
+	rb_put_string(&a, "svc", 3);
+	rb_put_string(&a, "f (a.js:1) < g (a.js:9)", 23);
+	struct stall_row out[2];
+	size_t n;
+	struct strbuf why;
+	sb_init(&why);
+	cr_assert(ch_decode_stall_rows(a.s, a.len, out, 2, &n, &why), "%s", why.s);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(out[0].start_ms, 1764300000123LL);
+	cr_assert_float_eq(out[0].duration_ms, 123.5, 1e-9);
+	cr_assert_eq(out[0].pid, 42);
+	cr_assert_eq(out[0].samples, 10);
+	cr_assert_eq(out[0].classes[3], 4);
+	cr_assert_str_eq(out[0].service, "svc");
+	cr_assert_str_eq(out[0].frames, "f (a.js:1) < g (a.js:9)");
+	cr_assert_not(ch_decode_stall_rows(a.s, a.len - 1, out, 2, &n, &why), "cut short");
+	cr_assert_not(ch_decode_stall_rows(a.s, a.len, out, 0, &n, &why), "more rows than asked for");
+	cr_assert(ch_decode_stall_rows(NULL, 0, out, 2, &n, &why) && n == 0, "no stalls");
+	sb_free(&a);
+	sb_free(&why);
 }
