@@ -2,6 +2,7 @@
 #include "ch_schema.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const struct ch_column samples_columns[] = {
     {"bucket", "DateTime"},       {"host", "String"},           {"service", "String"},
@@ -29,68 +30,44 @@ const struct ch_table ch_stacks_table = TABLE("stacks", stacks_columns);
 const struct ch_table ch_samples_table = TABLE("samples", samples_columns);
 const struct ch_table ch_stalls_table = TABLE("stalls", stalls_columns);
 
-static const char samples_body[] =
-	" (\n"
-	"    bucket DateTime,\n"
-	"    host String,\n"
-	"    service String,\n"
-	"    labels Nested(key String, value String),\n"
-	"    pid UInt32,\n"
-	"    tid UInt32,\n"
-	"    process String,\n"
-	"    thread String,\n"
-	"    stack_hash UInt64,\n"
-	"    count UInt64,\n"
-	"    cpu_ns UInt64\n"
-	")";
 static const char samples_engine[] =
 	"ENGINE = MergeTree PARTITION BY toDate(bucket) ORDER BY (service, bucket, host, stack_hash)";
-static const char stacks_body[] =
-	" (\n"
-	"    stack_hash UInt64,\n"
-	"    frames Array(String)\n"
-	")";
 static const char stacks_engine[] = "ENGINE = ReplacingMergeTree ORDER BY stack_hash";
-static const char stalls_body[] =
-	" (\n"
-	"    time DateTime,\n"
-	"    start_ms UInt64,\n"
-	"    host String,\n"
-	"    service String,\n"
-	"    labels Nested(key String, value String),\n"
-	"    pid UInt32,\n"
-	"    tid UInt32,\n"
-	"    process String,\n"
-	"    thread String,\n"
-	"    duration_ms Float64,\n"
-	"    began_before UInt8,\n"
-	"    unfinished UInt8,\n"
-	"    samples UInt32,\n"
-	"    js UInt32,\n"
-	"    gc UInt32,\n"
-	"    native UInt32,\n"
-	"    builtin UInt32,\n"
-	"    native_frame String,\n"
-	"    builtin_frame String,\n"
-	"    frames Array(String),\n"
-	"    stack_hashes Array(UInt64),\n"
-	"    stack_counts Array(UInt64)\n"
-	")";
 static const char stalls_engine[] =
 	"ENGINE = MergeTree PARTITION BY toDate(time) ORDER BY (service, time, host)";
 
+/* A table's column list as CREATE TABLE writes it, from the columns the checks expect: one line
+ * each, the labels.key / labels.value pair as its Nested column. */
+static void table_body(const struct ch_table *t, struct strbuf *out)
+{
+	sb_add(out, " (\n");
+	for (size_t i = 0; i < t->ncolumns; i++) {
+		const struct ch_column *c = &t->columns[i];
+		if (!strcmp(c->name, "labels.value"))
+			continue;
+		if (!strcmp(c->name, "labels.key"))
+			sb_add(out, "    labels Nested(key String, value String)");
+		else
+			sb_printf(out, "    %s %s", c->name, c->type);
+		sb_add(out, i + 1 < t->ncolumns ? ",\n" : "\n");
+	}
+	sb_add(out, ")");
+}
+
 /* CREATE TABLE for one table: local (MergeTree, with `ttl` after its engine when not NULL) and,
  * with a cluster, its Distributed twin. */
-static size_t table_statements(const char *db, const char *prefix, const char *what, const char *body,
+static size_t table_statements(const char *db, const char *prefix, const struct ch_table *t,
 			       const char *engine, const char *ttl, const char *shard_key,
 			       const char *cluster, struct strbuf *out)
 {
+	const char *what = t->suffix;
 	sb_init(&out[0]);
 	sb_printf(&out[0], "CREATE TABLE IF NOT EXISTS %s.%s%s_%s", db, prefix, cluster ? "_local" : "",
 		  what);
 	if (cluster)
 		sb_printf(&out[0], " ON CLUSTER %s", cluster);
-	sb_printf(&out[0], "%s\n%s", body, engine);
+	table_body(t, &out[0]);
+	sb_printf(&out[0], "\n%s", engine);
 	if (ttl)
 		sb_printf(&out[0], "\n%s", ttl);
 	if (!cluster)
@@ -108,11 +85,11 @@ size_t ch_schema_statements(const char *database, const char *prefix, const char
 	char ttl[64], stalls_ttl[64];
 	snprintf(ttl, sizeof(ttl), "TTL bucket + INTERVAL %u DAY", ttl_days);
 	snprintf(stalls_ttl, sizeof(stalls_ttl), "TTL time + INTERVAL %u DAY", ttl_days);
-	size_t n = table_statements(database, prefix, "stacks", stacks_body, stacks_engine, NULL,
+	size_t n = table_statements(database, prefix, &ch_stacks_table, stacks_engine, NULL,
 				    "stack_hash", cluster, out);
-	n += table_statements(database, prefix, "samples", samples_body, samples_engine,
+	n += table_statements(database, prefix, &ch_samples_table, samples_engine,
 			      ttl_days ? ttl : NULL, "cityHash64(host)", cluster, out + n);
-	n += table_statements(database, prefix, "stalls", stalls_body, stalls_engine,
+	n += table_statements(database, prefix, &ch_stalls_table, stalls_engine,
 			      ttl_days ? stalls_ttl : NULL, "cityHash64(host)", cluster, out + n);
 	return n;
 }

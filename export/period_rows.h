@@ -59,7 +59,8 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
  * period holds) and its count. */
 void profile_stack_hashes(const struct profile *p, void (*fn)(void *ctx, uint64_t hash, uint64_t count),
 			  void *ctx);
-/* The service of a process, as its sample rows name it this period. */
-struct strview row_service(struct row_context *rc, pid_t pid);
+/* Where a row comes from, as the samples and stalls tables begin after their time: the agent's
+ * host, the process's service (as its sample rows name it this period) and the agent's labels. */
+void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid);
 
 #endif

@@ -36,15 +36,7 @@ void stall_row_add(struct strbuf *rows, struct row_context *rc, const struct int
 {
 	rb_put_u32(rows, (uint32_t)(start_unix_ms / 1000));
 	rb_put_u64(rows, (uint64_t)start_unix_ms);
-	rb_put_string(rows, rc->host, strlen(rc->host));
-	struct strview service = row_service(rc, r->pid);
-	rb_put_string(rows, service.s, service.len);
-	rb_put_varuint(rows, rc->nlabels);
-	for (size_t i = 0; i < rc->nlabels; i++)
-		rb_put_string(rows, rc->labels[i].key, strlen(rc->labels[i].key));
-	rb_put_varuint(rows, rc->nlabels);
-	for (size_t i = 0; i < rc->nlabels; i++)
-		rb_put_string(rows, rc->labels[i].value, strlen(rc->labels[i].value));
+	row_put_origin(rows, rc, r->pid);
 	rb_put_u32(rows, (uint32_t)r->pid);
 	rb_put_u32(rows, (uint32_t)r->pid); /* the main thread's */
 	put_name(rows, strings, r->process_name);
