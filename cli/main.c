@@ -46,7 +46,7 @@ static int run_plan(const struct plan *p)
 	struct options o = p->o; /* export_run_start hands the exporter to the run through it */
 	if (!export_run_start(&o))
 		return EXIT_ERROR;
-	int rc = p->sampler == SAMPLER_BPF ? mode_bpf(&o, NULL) : mode_record(&o);
+	int rc = p->sampler == SAMPLER_BPF ? mode_bpf(&o, NULL, false) : mode_record(&o);
 	return export_run_finish(&o, rc);
 }
 
