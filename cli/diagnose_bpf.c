@@ -31,6 +31,7 @@ void gather_bpf_facts(double rate_hz, struct bpf_facts *f)
 	f->perf_event_paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9);
 	f->max_sample_rate = sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	f->rate_hz = rate_hz;
+	own_executable(f->self_exe, sizeof(f->self_exe));
 }
 
 static bool refused(int err)
@@ -38,7 +39,7 @@ static bool refused(int err)
 	return err == EPERM || err == EACCES;
 }
 
-void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
+bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
 			 struct strbuf *out)
 {
 	bool may_bpf = f->cap_sys_admin || (f->cap_bpf && f->cap_perfmon);
@@ -47,58 +48,61 @@ void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 		sb_add(out, "this v8walk was built without the eBPF sampler (V8WALK_BPF=no, or no kernel "
 			    "BTF on the build machine); rebuild it with V8WALK_BPF=yes on a kernel with "
 			    "CONFIG_DEBUG_INFO_BTF");
-		return;
+		return false;
 	case BPF_STAGE_BTF:
 		sb_add(out, "eBPF sampling needs the kernel's BTF type information "
 			    "(/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y), which this kernel lacks");
-		return;
+		return false;
 	case BPF_STAGE_LOAD:
 		if (refused(fail->err) && !may_bpf) {
 			sb_printf(out, "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON");
 			if (f->unprivileged_bpf_disabled > 0)
 				sb_printf(out, " (kernel.unprivileged_bpf_disabled is %d)",
 					  f->unprivileged_bpf_disabled);
-			sb_add(out, "; run v8walk with sudo");
-			return;
+			sb_add(out, "; run v8walk with sudo, or give it the capabilities: ");
+			sb_add_setcap(out, f->self_exe);
+			return true;
 		}
 		sb_printf(out, "the kernel refused to load v8walk's eBPF program (%s); "
 			       "V8WALK_BPF_DEBUG=1 shows the verifier's log",
 			  strerror(fail->err));
-		return;
+		return false;
 	case BPF_STAGE_PERF_EVENT:
 		if (refused(fail->err)) {
 			sb_printf(out, "the kernel refused the cpu-clock perf events (%s): "
 				       "kernel.perf_event_paranoid is %d; run v8walk as root or with "
-				       "CAP_PERFMON",
+				       "CAP_PERFMON: ",
 				  strerror(fail->err), f->perf_event_paranoid);
-			return;
+			sb_add_setcap(out, f->self_exe);
+			return true;
 		}
 		if (fail->err == EINVAL && f->max_sample_rate > 0 && f->rate_hz > f->max_sample_rate) {
 			sb_printf(out, "--rate %g is above kernel.perf_event_max_sample_rate (%d)",
 				  f->rate_hz, f->max_sample_rate);
-			return;
+			return false;
 		}
 		sb_printf(out, "cannot open cpu-clock perf events for eBPF sampling (%s)",
 			  strerror(fail->err));
-		return;
+		return false;
 	case BPF_STAGE_ATTACH:
 		sb_printf(out, "the kernel refused to attach v8walk's eBPF program (%s); it needs "
 			       "Linux 5.17 or later (BTF tracepoints, bpf_loop)",
 			  strerror(fail->err));
-		return;
+		return false;
 	case BPF_STAGE_LOOP_WAITS:
 		sb_printf(out, "--stalls watches the event loop through the epoll system calls' "
 			       "tracepoints, which the kernel refused (%s): it needs "
 			       "CONFIG_FTRACE_SYSCALLS and tracefs",
 			  strerror(fail->err));
-		return;
+		return false;
 	}
 	sb_printf(out, "eBPF sampling is unavailable (%s)", strerror(fail->err));
+	return false;
 }
 
-void diagnose_bpf(const struct bpf_failure *fail, double rate_hz, struct strbuf *out)
+bool diagnose_bpf(const struct bpf_failure *fail, double rate_hz, struct strbuf *out)
 {
 	struct bpf_facts f;
 	gather_bpf_facts(rate_hz, &f);
-	explain_bpf_failure(fail, &f, out);
+	return explain_bpf_failure(fail, &f, out);
 }

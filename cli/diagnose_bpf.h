@@ -16,12 +16,15 @@ struct bpf_facts {
 	int perf_event_paranoid;       /* -9 = unknown */
 	int max_sample_rate;           /* kernel.perf_event_max_sample_rate, 0 = unknown */
 	double rate_hz;                /* what was asked for */
+	char self_exe[256];            /* v8walk's own file (for setcap) */
 };
 
 void gather_bpf_facts(double rate_hz, struct bpf_facts *f);
-void explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
+/* One line naming the cause and the fix; true when the cause is a missing privilege (root, or
+ * CAP_BPF + CAP_PERFMON; perf_event_paranoid): EXIT_PERMISSION. */
+bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
 			 struct strbuf *out);
 /* gather + explain */
-void diagnose_bpf(const struct bpf_failure *fail, double rate_hz, struct strbuf *out);
+bool diagnose_bpf(const struct bpf_failure *fail, double rate_hz, struct strbuf *out);
 
 #endif

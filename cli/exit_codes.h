@@ -9,6 +9,9 @@ enum exit_code {
 	EXIT_DAMAGED_INPUT = 3, /* --core: stacks printed, with warnings or damage (also on stderr) */
 	EXIT_EXPORT_INCOMPLETE = 4, /* --export: sampled, but periods were dropped or still wait in
 				     * the spool (the summary says how many) */
+	EXIT_PERMISSION = 5,    /* the kernel refused to let v8walk trace the process or load its
+				 * eBPF program: a privilege, a capability or a policy is missing
+				 * (the line says which: sudo, setcap, the container's flags) */
 	/* launch mode passes the program's own exit status on, as a shell gives it: */
 	EXIT_CANNOT_RUN = 126,  /* the program exists but cannot be run */
 	EXIT_NOT_FOUND = 127,   /* no such program */

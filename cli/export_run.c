@@ -25,7 +25,6 @@ bool export_run_start(struct options *o)
 		cfg.labels[i] = x->labels[i];
 	struct strbuf why;
 	sb_init(&why);
-	ch_http_global_init();
 	bool ok = ch_credentials_load(x->credentials, &cfg.cred, &why) &&
 		  (o->exporter = ch_export_open(&cfg, &why)) != NULL;
 	if (!ok)

@@ -1,11 +1,9 @@
 /* launch.c — starting the program of launch mode, held before its execve. */
-#include "../util/text_escape.h"
 #include "launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/config_file.h"
+#include "../util/text_escape.h"
+#include "user_groups.h"
+
 static bool parse_id(const char *s, unsigned long *out)
 {
 	char *end;
@@ -23,6 +25,26 @@ static bool parse_id(const char *s, unsigned long *out)
 	errno = 0;
 	*out = strtoul(s, &end, 10);
 	return !errno && !*end && *out < 0xffffffffUL;
+}
+
+/* The groups of `user` from /etc/passwd and /etc/group, when the user is the one of SUDO_UID. */
+static void user_groups_of(const char *user, struct launch_as *as)
+{
+	struct strbuf passwd, group;
+	sb_init(&passwd);
+	sb_init(&group);
+	uid_t uid;
+	gid_t gid;
+	if (config_file_read("/etc/passwd", USER_DB_MAX, &passwd) && passwd.len &&
+	    passwd_find(passwd.s, passwd.len, user, &uid, &gid) && uid == as->uid &&
+	    config_file_read("/etc/group", USER_DB_MAX, &group)) {
+		int n = group_list(group.s ? group.s : "", group.len, user, as->gid, as->groups,
+				   (int)(sizeof(as->groups) / sizeof(as->groups[0])));
+		if (n > 0)
+			as->ngroups = n;
+	}
+	sb_free(&passwd);
+	sb_free(&group);
 }
 
 bool launch_as_for(struct launch_as *as, const sigset_t *given_mask,
@@ -46,14 +68,11 @@ bool launch_as_for(struct launch_as *as, const sigset_t *given_mask,
 	as->uid = (uid_t)uid;
 	as->gid = (gid_t)gid;
 	/* initgroups' list, computed here: the child may only make async-signal-safe calls */
+	as->groups[0] = as->gid; /* unknown user (or too many groups): its primary group only */
+	as->ngroups = 1;
 	const char *user = getenv("SUDO_USER");
-	struct passwd *pw = user ? getpwnam(user) : NULL;
-	as->ngroups = (int)(sizeof(as->groups) / sizeof(as->groups[0]));
-	if (!pw || pw->pw_uid != as->uid ||
-	    getgrouplist(user, as->gid, as->groups, &as->ngroups) < 0) {
-		as->groups[0] = as->gid; /* unknown user (or too many groups): its primary group only */
-		as->ngroups = 1;
-	}
+	if (user)
+		user_groups_of(user, as);
 	return true;
 }
 

@@ -8,7 +8,7 @@
 #include "export_run.h"
 #include "modes.h"
 #include "options.h"
-#include "version_string.h"
+#include "../util/version.h"
 
 /* A sampled thread holds up to four descriptors (its stat and schedstat files, its stack-copy
  * and context-switch events): at the usual soft limit of 1,024 the opens fail past ~250 threads.
@@ -28,7 +28,7 @@ static int run_plan(const struct plan *p)
 		print_usage(stdout);
 		return EXIT_OK;
 	case ACTION_VERSION:
-		printf("v8walk %s\n", V8WALK_VERSION);
+		printf("v8walk %s (%s)\n", v8walk_release, v8walk_commit);
 		return EXIT_OK;
 	case ACTION_CORE:
 		return mode_core(&p->o);
@@ -46,7 +46,7 @@ static int run_plan(const struct plan *p)
 	struct options o = p->o; /* export_run_start hands the exporter to the run through it */
 	if (!export_run_start(&o))
 		return EXIT_ERROR;
-	int rc = p->sampler == SAMPLER_BPF ? mode_bpf(&o, NULL) : mode_record(&o);
+	int rc = p->sampler == SAMPLER_BPF ? mode_bpf(&o, NULL, false) : mode_record(&o);
 	return export_run_finish(&o, rc);
 }
 

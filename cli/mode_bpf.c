@@ -78,15 +78,18 @@ static void report_never_node(const struct bpf_run *r)
 }
 
 /* Open the processes named on the command line (before the sampler starts, so that a wrong pid
- * is reported as in ptrace mode); false after printing why one cannot be sampled. */
-static bool open_given_processes(struct bpf_run *r)
+ * is reported as in ptrace mode); false after printing why one cannot be sampled, with the exit
+ * status in *code. */
+static bool open_given_processes(struct bpf_run *r, int *code)
 {
 	for (size_t i = 0; i < r->o->npids; i++) {
 		struct strbuf why;
 		sb_init(&why);
 		bool ok = bpf_procs_add(&r->b.procs, r->o->pids[i], &why);
-		if (!ok)
-			fail_msg(why.s);
+		if (!ok) {
+			const struct bpf_proc *p = bpf_procs_find(&r->b.procs, r->o->pids[i]);
+			*code = fail_access(why.s, p && p->tg.refused);
+		}
 		sb_free(&why);
 		if (!ok)
 			return false;
@@ -126,8 +129,10 @@ static void announce(const struct bpf_run *r)
 			r->b.procs.n, o->rate_hz);
 }
 
-/* Start the eBPF sampler; on failure print one line (joined to the ptrace refusal in auto mode). */
-static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
+/* Start the eBPF sampler; on failure print one line (joined to the ptrace refusal in auto mode)
+ * and set *code: EXIT_PERMISSION when the kernel's access control refused either sampler. */
+static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal, bool refusal_is_access,
+			  int *code)
 {
 	const struct options *o = r->o;
 	struct bpf_sampler_config cfg = {
@@ -147,8 +152,8 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal)
 	sb_init(&why);
 	if (ptrace_refusal)
 		sb_printf(&why, "%s; and eBPF sampling is not possible either: ", ptrace_refusal);
-	diagnose_bpf(&fail, o->rate_hz, &why);
-	fail_msg(why.s);
+	bool refused = diagnose_bpf(&fail, o->rate_hz, &why);
+	*code = fail_access(why.s, refused || refusal_is_access);
 	sb_free(&why);
 	return false;
 }
@@ -263,7 +268,7 @@ static bool start_launch(struct bpf_run *r, int *code)
 	return true;
 }
 
-int mode_bpf(const struct options *o, const char *ptrace_refusal)
+int mode_bpf(const struct options *o, const char *ptrace_refusal, bool refusal_is_access)
 {
 	if (o->stack_kb_set && (o->stack_kb << 10) > BPF_SAMPLER_MAX_TOP_BYTES)
 		return fail_msg("with eBPF sampling --stack-kb is at most 12 (the kernel copies the "
@@ -285,7 +290,8 @@ int mode_bpf(const struct options *o, const char *ptrace_refusal)
 	}
 	stop_signals_init(&r->stop, 0);
 	int code = EXIT_ERROR;
-	if (!open_given_processes(r) || !start_sampler(r, ptrace_refusal))
+	if (!open_given_processes(r, &code) ||
+	    !start_sampler(r, ptrace_refusal, refusal_is_access, &code))
 		goto out;
 	if (o->kernel && !bpf_backend_load_kallsyms(&r->b))
 		fprintf_text(stderr, "v8walk: kernel frames stay unnamed: /proc/kallsyms shows no "

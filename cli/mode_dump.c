@@ -33,7 +33,7 @@ int mode_dump(const struct options *o)
 				  .stack_copy = o->stack_copy};
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
-		return EXIT_ERROR;
+		return session_failed(&ss);
 	ss.sw.async_frames = true; /* a dump shows what Error.stack would: async callers too */
 	struct process_dump d;
 	process_dump_init(&d, &ss.strings);
@@ -64,6 +64,8 @@ int mode_dump(const struct options *o)
 				"before it was read\n", ss.s.st.snapshot_retakes);
 		if (!o->quiet && ss.sw.sourcemaps)
 			sm_store_summary(ss.sw.sourcemaps, stderr);
+	} else {
+		rc = session_failed(&ss);
 	}
 	process_dump_free(&d);
 	session_close(&ss);

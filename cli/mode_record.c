@@ -131,7 +131,7 @@ static int record_pid(const struct options *o)
 	periodic_output_init(&lh.po, o, &prof, &stop, describe_session, &ss, 0);
 	if (!session_open(&ss, o, &so, profile_sink, &prof)) {
 		stop_signals_close(&stop);
-		return EXIT_ERROR;
+		return session_failed(&ss);
 	}
 	profile_init(&prof, &ss.strings, line_mode_of(o));
 	int rc = EXIT_ERROR;
@@ -144,11 +144,11 @@ static int record_pid(const struct options *o)
 		bool fall_back = o->sampler == SAMPLER_AUTO && err != -ESRCH && !o->idle;
 		if (fall_back)
 			sb_add(&why, "ptrace is refused: ");
-		diagnose_access(o->pid, -err, &why);
+		bool refused = diagnose_access(o->pid, -err, &why);
 		profile_free(&prof);
 		session_close(&ss);
 		stop_signals_close(&stop);
-		rc = fall_back ? mode_bpf(o, why.s) : fail_msg(why.s);
+		rc = fall_back ? mode_bpf(o, why.s, refused) : fail_access(why.s, refused);
 		sb_free(&why);
 		return rc;
 	}
@@ -219,7 +219,8 @@ static int record_launch(const struct options *o)
 	if (err) {
 		sb_printf(&why, "cannot trace the program (%s)", strerror(-err));
 		launch_abort(&l);
-		int rc = o->sampler == SAMPLER_AUTO ? mode_bpf(o, why.s) : fail_msg(why.s);
+		bool refused = err == -EPERM || err == -EACCES;
+		int rc = o->sampler == SAMPLER_AUTO ? mode_bpf(o, why.s, refused) : fail_access(why.s, refused);
 		sb_free(&why);
 		return rc;
 	}
@@ -252,7 +253,7 @@ int mode_version_info(const struct options *o)
 	if (live_target_open(&tg, o->pid, &to, &msg))
 		print_version_info(stdout, &tg.rt, &tg.as);
 	else
-		rc = fail_msg(msg.s);
+		rc = fail_access(msg.s, tg.refused);
 	live_target_close(&tg);
 	sb_free(&msg);
 	return rc;

@@ -212,7 +212,6 @@ int mode_report(int argc, char **argv)
 	sb_init(&why);
 	struct ch_credentials cred;
 	struct ch_conn conn;
-	ch_http_global_init();
 	struct intern strings;
 	intern_init(&strings);
 	struct profile prof;

@@ -15,8 +15,10 @@
 /* ptrace sampling of one process, or of a program it starts (launch mode) */
 int mode_record(const struct options *o);
 /* eBPF sampling: several processes, --all-node, launch mode. `ptrace_refusal` is set when --mode
- * auto falls back to it (it is said on stderr, or joined to the error if eBPF fails too). */
-int mode_bpf(const struct options *o, const char *ptrace_refusal);
+ * auto falls back to it (it is said on stderr, or joined to the error if eBPF fails too);
+ * `refusal_is_access`: ptrace was refused by the kernel's access control, so that a failure of
+ * eBPF too exits with EXIT_PERMISSION. */
+int mode_bpf(const struct options *o, const char *ptrace_refusal, bool refusal_is_access);
 int mode_dump(const struct options *o);
 /* --core FILE: every thread's stack from a core file (text or JSON), or --version-info for it.
  * Exits EXIT_OK, EXIT_ERROR (nothing could be shown) or EXIT_DAMAGED_INPUT (stacks shown, with
@@ -30,6 +32,8 @@ int mode_report(int argc, char **argv);
 
 /* Shared: a one-line error on stderr, EXIT_ERROR. */
 int fail_msg(const char *msg);
+/* The same, EXIT_PERMISSION when `refused` (the kernel's access control refused v8walk). */
+int fail_access(const char *msg, bool refused);
 /* The file for -o (stdout when none); NULL after printing why it cannot be opened. */
 FILE *open_output(const struct options *o);
 /* Flush/close it; returns EXIT_OK or EXIT_ERROR (after printing why). */

@@ -135,10 +135,12 @@ void print_usage(FILE *f)
 		"  %-3d  the command line is wrong\n"
 		"  %-3d  --core: stacks printed, with warnings or damage in the input\n"
 		"  %-3d  --export: profiled, but some periods were dropped or wait in the spool\n"
+		"  %-3d  not allowed to trace the process or to use eBPF; the line says what to\n"
+		"       grant (sudo, setcap, a container's flags)\n"
 		"  -- PROGRAM: the program's own exit status, as a shell gives it (%d: it\n"
 		"       cannot be run, %d: not found, %d+N: killed by signal N)\n",
-		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_EXPORT_INCOMPLETE, EXIT_CANNOT_RUN, EXIT_NOT_FOUND,
-		EXIT_SIGNAL_BASE);
+		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_EXPORT_INCOMPLETE, EXIT_PERMISSION,
+		EXIT_CANNOT_RUN, EXIT_NOT_FOUND, EXIT_SIGNAL_BASE);
 }
 
 static bool parse_double(const char *s, double *out)

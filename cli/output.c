@@ -17,6 +17,12 @@ int fail_msg(const char *msg)
 	return EXIT_ERROR;
 }
 
+int fail_access(const char *msg, bool refused)
+{
+	fail_msg(msg);
+	return refused ? EXIT_PERMISSION : EXIT_ERROR;
+}
+
 FILE *open_output(const struct options *o)
 {
 	if (!o->output)

@@ -14,6 +14,7 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 	memset(ss, 0, sizeof(*ss));
 	struct target_opts to = target_opts_of(o);
 	if (!live_target_open(&ss->tg, o->pid, &to, why)) {
+		ss->refused = ss->tg.refused;
 		live_target_close(&ss->tg);
 		return false;
 	}
@@ -56,6 +57,11 @@ bool session_open(struct live_session *ss, const struct options *o, const struct
 	return ok;
 }
 
+int session_failed(const struct live_session *ss)
+{
+	return ss->refused ? EXIT_PERMISSION : EXIT_ERROR;
+}
+
 int session_try_attach(struct live_session *ss)
 {
 	int err = tracer_attach(&ss->tr, ss->tg.pid, sampler_on_stop, &ss->s);
@@ -69,7 +75,7 @@ bool session_attach(struct live_session *ss)
 	if (err) {
 		struct strbuf msg;
 		sb_init(&msg);
-		diagnose_access(ss->tg.pid, -err, &msg);
+		ss->refused = diagnose_access(ss->tg.pid, -err, &msg);
 		fail_msg(msg.s);
 		sb_free(&msg);
 		return false;

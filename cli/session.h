@@ -20,6 +20,7 @@ struct live_session {
 	struct perfmap perfmap; /* names JIT code the heap cannot (node --perf-basic-prof) */
 	struct sampler s;
 	bool opened, attached;
+	bool refused;    /* opening or attaching failed: the kernel refused access */
 	struct sm_store sourcemaps; /* unless --no-source-maps (sw.sourcemaps is NULL then) */
 	/* the target's CPU time and samples when sampling began, and when the --period began */
 	struct cpu_mark run_mark, period_mark;
@@ -32,6 +33,9 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 /* The same, printing the reason. */
 bool session_open(struct live_session *ss, const struct options *o, const struct sampler_opts *so,
 		  sample_sink_fn sink, void *sink_ctx);
+/* The exit status after session_open or session_attach failed: EXIT_PERMISSION when the kernel
+ * refused access, else EXIT_ERROR. */
+int session_failed(const struct live_session *ss);
 /* Seize every thread; prints why not and returns false. */
 bool session_attach(struct live_session *ss);
 /* Seize every thread; returns 0 or -errno without printing (the caller may fall back). */

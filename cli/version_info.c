@@ -3,7 +3,7 @@
 #include "version_info.h"
 
 #include "../util/strbuf.h"
-#include "version_string.h"
+#include "../util/version.h"
 
 void print_version_info(FILE *out, const struct v8_runtime *rt, const struct addrspace *as)
 {
@@ -14,7 +14,7 @@ void print_version_info(FILE *out, const struct v8_runtime *rt, const struct add
 	char bid[160] = "";
 	if (mod->img)
 		elf_image_build_id_hex(mod->img, bid);
-	fprintf_text(out, "v8walk %s\n", V8WALK_VERSION);
+	fprintf_text(out, "v8walk %s (%s)\n", v8walk_release, v8walk_commit);
 	fprintf_text(out, "target:          %s\n", b.s);
 	fprintf_text(out, "V8 module:       %s%s\n", rt->module_path,
 		mod->img && mod->img->etype == 3 ? " (shared library)" : "");

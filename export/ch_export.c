@@ -366,7 +366,7 @@ struct ch_export *ch_export_open(const struct ch_export_config *cfg, struct strb
 	else
 		spool_default_dir(spool_dir, sizeof(spool_dir));
 	if (!ch_conn_init(&ex->conn, &cfg->url, &cfg->cred)) {
-		sb_add(why, "cannot start libcurl");
+		sb_add(why, "cannot start the HTTP client");
 		free(ex);
 		return NULL;
 	}

@@ -1,4 +1,4 @@
-/* diagnose.c — turning EPERM into a cause the user can act on. */
+/* diagnose.c — turning EPERM into a cause the user can act on, and the fix. */
 #include "diagnose.h"
 
 #include <dirent.h>
@@ -56,7 +56,7 @@ static int yama_scope(void)
 	return v;
 }
 
-static bool in_container(void)
+bool in_container(void)
 {
 	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
 		return true;
@@ -88,6 +88,30 @@ static bool is_descendant(pid_t pid)
 	return false;
 }
 
+void own_executable(char *buf, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	if (n <= 0) {
+		snprintf(buf, cap, "v8walk");
+		return;
+	}
+	buf[n] = 0;
+}
+
+void sb_add_setcap(struct strbuf *out, const char *exe)
+{
+	sb_printf(out, "`sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep %s`", exe);
+}
+
+void explain_no_process(pid_t pid, bool container, struct strbuf *out)
+{
+	sb_printf(out, "no process with pid %d", (int)pid);
+	if (container)
+		sb_add(out, " in this container's PID namespace; to profile another container's "
+			    "process, share its namespace (`--pid container:NAME`, `--pid host`; "
+			    "Kubernetes: shareProcessNamespace or hostPID) and add `--cap-add SYS_PTRACE`");
+}
+
 void gather_access_facts(pid_t pid, int err, struct access_facts *f)
 {
 	char who[32], v[128];
@@ -107,22 +131,23 @@ void gather_access_facts(pid_t pid, int err, struct access_facts *f)
 	f->our_uid = (long)geteuid();
 	f->descendant = is_descendant(pid);
 	f->container = in_container();
+	own_executable(f->self_exe, sizeof(f->self_exe));
 }
 
-void explain_access(const struct access_facts *f, struct strbuf *out)
+bool explain_access(const struct access_facts *f, struct strbuf *out)
 {
 	int pid = (int)f->pid;
 	const char *comm = f->comm;
 	if (f->err == ESRCH || !f->exists) {
 		sb_printf(out, "process %d exited", pid);
-		return;
+		return false;
 	}
 	if (f->tracer) {
 		sb_printf(out,
 			  "process %d (%s) is already traced by process %d (%s), a debugger or another "
 			  "profiler; only one tracer is allowed: detach it first",
 			  pid, comm, (int)f->tracer, f->tracer_comm);
-		return;
+		return false;
 	}
 	bool cap = f->cap_sys_ptrace;
 	if (!cap && f->yama_scope == 3) {
@@ -130,50 +155,57 @@ void explain_access(const struct access_facts *f, struct strbuf *out)
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 3, which forbids "
 			  "ptrace for everyone until reboot",
 			  pid, comm);
-		return;
+		return true;
 	}
 	if (!cap && f->yama_scope == 2) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 2 (admin only); "
-			  "run v8walk as root or with CAP_SYS_PTRACE",
+			  "run v8walk as root or with CAP_SYS_PTRACE: ",
 			  pid, comm);
-		return;
+		sb_add_setcap(out, f->self_exe);
+		return true;
 	}
 	if (!cap && f->target_uid >= 0 && f->target_uid != f->our_uid) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): it belongs to uid %ld and v8walk runs as uid %ld "
-			  "without CAP_SYS_PTRACE; run it as that user, or with sudo",
+			  "without CAP_SYS_PTRACE; run it as that user, with sudo, or with the "
+			  "capabilities: ",
 			  pid, comm, f->target_uid, f->our_uid);
-		return;
+		sb_add_setcap(out, f->self_exe);
+		return true;
 	}
 	if (!cap && f->yama_scope == 1 && !f->descendant) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): kernel.yama.ptrace_scope is 1, which only lets "
-			  "you trace your own children; run v8walk with sudo (or CAP_SYS_PTRACE), or "
-			  "set `sysctl kernel.yama.ptrace_scope=0`",
+			  "you trace your own children; run v8walk with sudo, or with CAP_SYS_PTRACE (",
 			  pid, comm);
-		return;
+		sb_add_setcap(out, f->self_exe);
+		sb_add(out, "), or set `sysctl kernel.yama.ptrace_scope=0`");
+		return true;
 	}
 	if (!cap && f->container) {
 		sb_printf(out,
 			  "cannot trace process %d (%s): v8walk runs in a container without "
-			  "CAP_SYS_PTRACE; start it with `--cap-add SYS_PTRACE` (Kubernetes: "
-			  "securityContext.capabilities.add: [SYS_PTRACE])",
+			  "CAP_SYS_PTRACE; start it with `--cap-add SYS_PTRACE` and the target's PID "
+			  "namespace (`--pid container:NAME` or `--pid host`; Kubernetes: "
+			  "securityContext.capabilities.add: [SYS_PTRACE], and shareProcessNamespace or "
+			  "hostPID)",
 			  pid, comm);
-		return;
+		return true;
 	}
 	sb_printf(out,
 		  "cannot trace process %d (%s): the kernel refused (%s); the process may be "
 		  "non-dumpable (setuid, file capabilities or prctl PR_SET_DUMPABLE 0), or a "
 		  "seccomp/LSM policy forbids ptrace%s",
 		  pid, comm, strerror(f->err), cap ? "" : "; running as root may help");
+	return true;
 }
 
-void diagnose_access(pid_t pid, int err, struct strbuf *out)
+bool diagnose_access(pid_t pid, int err, struct strbuf *out)
 {
 	struct access_facts f;
 	gather_access_facts(pid, err, &f);
-	explain_access(&f, out);
+	return explain_access(&f, out);
 }
 
 /* Does the process's executable (or a library it maps) look like node? Cheap: by path only. */

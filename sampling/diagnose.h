@@ -1,5 +1,7 @@
-/* diagnose.h — why v8walk cannot look at a process, in one specific line: no such process, not
- * ours to trace (uid, CAP_SYS_PTRACE, Yama ptrace_scope, container), already traced. */
+/* diagnose.h — why v8walk cannot look at a process, in one specific line: no such process (in a
+ * container: not in its PID namespace), not ours to trace (uid, CAP_SYS_PTRACE, Yama
+ * ptrace_scope, container), already traced; with what to do: sudo, the capabilities for setcap
+ * on v8walk's own file, the container's flags. */
 #ifndef V8WALK_DIAGNOSE_H
 #define V8WALK_DIAGNOSE_H
 
@@ -11,8 +13,17 @@
 
 /* Does the process exist? */
 bool process_exists(pid_t pid);
-/* Is capability number `cap` in v8walk's effective set? */
+/* Is capability number `cap` in v8walk's own effective set? */
 bool have_capability(int cap);
+/* Does v8walk run inside a container (docker, podman, containerd, Kubernetes)? */
+bool in_container(void);
+/* v8walk's own executable, for the setcap line ("v8walk" when /proc/self/exe is unreadable). */
+void own_executable(char *buf, size_t cap);
+/* " `sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep EXE`": what gives a v8walk binary the
+ * capabilities both samplers need, once. */
+void sb_add_setcap(struct strbuf *out, const char *exe);
+/* "no process with pid N", and in a container where to look: the PID namespace's flags. */
+void explain_no_process(pid_t pid, bool container, struct strbuf *out);
 /* Process name from /proc/PID/comm ("?" when unreadable). */
 void process_comm(pid_t pid, char *buf, size_t cap);
 /* Append " (its child PID (comm) runs node: try --pid PID)" when a child process maps a node
@@ -33,12 +44,15 @@ struct access_facts {
 	long our_uid;
 	bool descendant;    /* the target is our descendant */
 	bool container;     /* v8walk runs inside a container */
+	char self_exe[256]; /* v8walk's own file (for setcap) */
 };
 
 void gather_access_facts(pid_t pid, int err, struct access_facts *f);
-/* One line naming the cause and the fix. */
-void explain_access(const struct access_facts *f, struct strbuf *out);
+/* One line naming the cause and the fix; true when the cause is the kernel's access control (a
+ * privilege, a capability or a policy: EXIT_PERMISSION), false when the process is gone or
+ * already traced. */
+bool explain_access(const struct access_facts *f, struct strbuf *out);
 /* gather + explain: for a refused PTRACE_SEIZE or an unreadable /proc/PID file (err > 0). */
-void diagnose_access(pid_t pid, int err, struct strbuf *out);
+bool diagnose_access(pid_t pid, int err, struct strbuf *out);
 
 #endif

@@ -12,7 +12,7 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	if (!process_exists(pid)) {
-		sb_printf(msg, "no process with pid %d", (int)pid);
+		explain_no_process(pid, in_container(), msg);
 		return false;
 	}
 	process_comm(pid, t->comm, sizeof(t->comm));
@@ -23,7 +23,7 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts
 		addrspace_share_images(&t->as, to->images);
 	int err = addrspace_load_proc(&t->as);
 	if (err) {
-		diagnose_access(pid, -err, msg);
+		t->refused = diagnose_access(pid, -err, msg);
 		return false;
 	}
 	struct strbuf why;

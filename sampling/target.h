@@ -16,6 +16,7 @@ struct live_target {
 	struct addrspace as;
 	struct v8_runtime rt;
 	bool have_rt;
+	bool refused; /* opening failed because the kernel refused access (EXIT_PERMISSION) */
 };
 
 /* What opening and walking a live target takes from the command line. */

@@ -66,17 +66,6 @@ bool json_more(struct json *j, char close, bool *first)
 	return true;
 }
 
-int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool hex4(struct json *j, uint32_t *u)
 {
 	if (j->end - j->p < 4)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../util/strbuf.h"
+#include "../util/hex.h" /* hex_digit, for JSON escapes and URLs' percent escapes */
 
 enum { JSON_MAX_DEPTH = 64 };
 
@@ -35,8 +36,6 @@ bool json_read_string(struct json *j, struct strbuf *out);
 bool json_int(struct json *j, int64_t *v);
 /* Skip any value (iteratively; nesting limited by JSON_MAX_DEPTH). */
 bool json_skip(struct json *j);
-/* The value of a hex digit, or -1 (also for percent escapes in URLs). */
-int hex_digit(char c);
 /* Only whitespace remains. */
 bool json_at_end(struct json *j);
 

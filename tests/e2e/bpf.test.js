@@ -141,10 +141,11 @@ h.modeTest('bpf', 'without privileges: one line naming what eBPF needs', { skip:
   fs.chmodSync(tmp, 0o755);
   fs.chmodSync(bin, 0o755);
   const r = spawnSync(bin, ['--mode', 'bpf', '--', '/bin/true'], { uid: 65534, gid: 65534, encoding: 'utf8' });
-  assert.strictEqual(r.status, 1, r.stderr);
+  assert.strictEqual(r.status, 5, r.stderr);
   const lines = r.stderr.trim().split('\n');
   assert.strictEqual(lines.length, 1, r.stderr);
-  assert.match(lines[0], /^v8walk: eBPF sampling needs root, or CAP_BPF and CAP_PERFMON.*; run v8walk with sudo$/);
+  assert.match(lines[0], /^v8walk: eBPF sampling needs root, or CAP_BPF and CAP_PERFMON.*; run v8walk with sudo, or give it the capabilities: `sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf\+ep (.*)`$/);
+  assert.strictEqual(lines[0].match(/\+ep (.*)`$/)[1], bin, 'the setcap line names the binary that ran');
 });
 
 h.modeTest('bpf', 'a stack deeper than one sample holds is marked truncated, never padded with invented frames', async (t) => {

@@ -14,15 +14,18 @@ static struct bpf_facts root(void)
 	f.perf_event_paranoid = 2;
 	f.max_sample_rate = 100000;
 	f.rate_hz = 99;
+	strcpy(f.self_exe, "/opt/v8walk/bin/v8walk");
 	return f;
 }
+
+static bool was_refused; /* what the last explain said: a missing privilege */
 
 static char *explain(enum bpf_stage stage, int err, const struct bpf_facts *f)
 {
 	static struct strbuf b;
 	sb_free(&b);
 	struct bpf_failure fail = {stage, err};
-	explain_bpf_failure(&fail, f, &b);
+	was_refused = explain_bpf_failure(&fail, f, &b);
 	return b.s;
 }
 
@@ -44,11 +47,15 @@ Test(diagnose_bpf, no_privileges)
 	f.cap_bpf = f.cap_perfmon = f.cap_sys_admin = false;
 	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
 			 "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON "
-			 "(kernel.unprivileged_bpf_disabled is 2); run v8walk with sudo");
+			 "(kernel.unprivileged_bpf_disabled is 2); run v8walk with sudo, or give it the "
+			 "capabilities: `sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep "
+			 "/opt/v8walk/bin/v8walk`");
+	cr_assert(was_refused, "a missing privilege: exit status 5");
 	f.cap_bpf = true; /* CAP_BPF alone is not enough */
 	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &f), "needs root, or CAP_BPF and CAP_PERFMON"));
 	f.cap_perfmon = true; /* with both, a refusal is the kernel's own */
 	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &f), "the kernel refused to load"));
+	cr_assert_not(was_refused, "the verifier's refusal is not a privilege");
 }
 
 Test(diagnose_bpf, perf_events)
@@ -56,11 +63,14 @@ Test(diagnose_bpf, perf_events)
 	struct bpf_facts f = root();
 	f.perf_event_paranoid = 3;
 	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, EACCES, &f), "kernel.perf_event_paranoid is 3"));
+	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, EACCES, &f), "setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep /opt/v8walk/bin/v8walk"));
+	cr_assert(was_refused);
 	f.rate_hz = 200000;
 	cr_assert_str_eq(explain(BPF_STAGE_PERF_EVENT, EINVAL, &f),
 			 "--rate 200000 is above kernel.perf_event_max_sample_rate (100000)");
 	f.rate_hz = 99;
 	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, ENOENT, &f), "cannot open cpu-clock perf events"));
+	cr_assert_not(was_refused);
 }
 
 Test(diagnose_bpf, attach)

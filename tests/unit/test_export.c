@@ -8,8 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "../../export/ch_check.h"
 #include "../../export/ch_http.h"
 #include "../../export/ch_report.h"
@@ -72,20 +70,6 @@ Test(export, url_refused)
 	cr_assert_not(url("clickhouse://h/1db", &u));
 	cr_assert_not(url("clickhouse://h h/db", &u));
 	cr_assert_not(url("clickhouse:///db", &u));
-}
-
-/* the agent waits for an unreachable server but stops at a refused certificate or a bad option */
-Test(export, unreachable_is_told_from_misconfigured)
-{
-	cr_assert(ch_curl_unreachable(CURLE_COULDNT_CONNECT));
-	cr_assert(ch_curl_unreachable(CURLE_COULDNT_RESOLVE_HOST));
-	cr_assert(ch_curl_unreachable(CURLE_OPERATION_TIMEDOUT));
-	cr_assert(ch_curl_unreachable(CURLE_RECV_ERROR));
-	cr_assert(!ch_curl_unreachable(CURLE_OK));
-	cr_assert(!ch_curl_unreachable(CURLE_PEER_FAILED_VERIFICATION));
-	cr_assert(!ch_curl_unreachable(CURLE_SSL_CACERT_BADFILE));
-	cr_assert(!ch_curl_unreachable(CURLE_URL_MALFORMAT));
-	cr_assert(!ch_curl_unreachable(CURLE_WRITE_ERROR));
 }
 
 Test(export, rowbinary_round_trip)
