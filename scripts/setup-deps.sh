@@ -5,7 +5,7 @@ set -eu
 
 PKGS="pkg-config libelf-dev libdw-dev libiberty-dev libunwind-dev libbpf-dev libcriterion-dev \
 bpftool clang libclang-rt-14-dev llvm gdb time zlib1g-dev golang-go chromium tmux \
-libcurl4-openssl-dev clickhouse-server clickhouse-client openssl systemd mandoc"
+libcurl4-openssl-dev clickhouse-server clickhouse-client openssl systemd mandoc pngquant"
 
 missing=""
 for p in $PKGS; do
