@@ -1,5 +1,5 @@
-// clickhouse_scale.js — insert and report latencies of the fleet store at scale (issue: fleet
-// profiling): a private ClickHouse server (Debian's clickhouse-server, tests/e2e/clickhouse_server.js)
+// clickhouse_scale.js — insert and report latencies of the fleet store at scale
+// (docs/fleet.md): a private ClickHouse server (Debian's clickhouse-server, tests/e2e/clickhouse_server.js)
 // holding v8walk's tables (`v8walk schema`), filled inside ClickHouse (INSERT … SELECT FROM
 // numbers()) with what HOSTS agents sampling one busy node process each at 99 Hz would have sent
 // in 60 s buckets: STACKS distinct stacks per host (the first 80 % shared by every host, as one

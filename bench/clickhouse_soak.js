@@ -1,4 +1,4 @@
-// clickhouse_soak.js — the fleet agent over hours (issue: fleet profiling): a private ClickHouse
+// clickhouse_soak.js — the fleet agent over hours (docs/fleet.md): a private ClickHouse
 // server (Debian's clickhouse-server, tests/e2e/clickhouse_server.js), two node services that do real
 // work at a steady pace (an Express server under a paced loopback client: service "shop"; a
 // markdown-it renderer on a timer: service "docs", both named by V8WALK_SERVICE in their

@@ -1,4 +1,4 @@
-// oracle.js — `make bench` (issue 13): does v8walk's profile agree with V8's own? Each real workload
+// oracle.js — `make bench`: does v8walk's profile agree with V8's own? Each real workload
 // (bench/WORKLOADS.md) runs ONCE under `node --cpu-prof` (the flag is for this oracle only), and
 // v8walk samples that same process in consecutive windows, one per sampler × rate (ptrace, bpf ×
 // 99, 999 Hz), each written as a .cpuprofile (the main thread). V8's samples are cut to each window
@@ -11,7 +11,7 @@
 //     entities' bin-trie-flags.js) and --v8-self: V8 expands the inlined functions of optimized
 //     code at return addresses but (before V8 14) charges a pc inside optimized code to the
 //     function the code was compiled for, and a frameless builtin's sample to the caller of the
-//     JS frame it runs on (README "Compared with V8's --cpu-prof"); ORACLE_V8_SELF=0: v8walk's
+//     JS frame it runs on (docs/accuracy.md); ORACLE_V8_SELF=0: v8walk's
 //     default, =both: a window of each, side by side, marked `inl` without --v8-self
 //   ORACLE_IDLE=1 (ptrace only): with --idle, the main thread off-CPU too (its event-loop wait is
 //     "(idle)" in both profiles, left out); =both: a window of each, marked `idle`
@@ -24,7 +24,7 @@
 //     time inside them in a window ÷ the window's busy time is the GC share by the process's own
 //     clock, and `clk ratio` compares against V8's profile with its GC bucket set to that share
 //     (V8's sample counts under-charge GC: its sampler thread runs late while the collector's
-//     threads hold the CPUs — README "Compared with V8's --cpu-prof").
+//     threads hold the CPUs — docs/accuracy.md).
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
@@ -149,7 +149,7 @@ async function main() {
     }
   }
   console.log('\noverlap: Σ min of the two self-time shares per function (script + the line and column V8 gives it); perfect@n: what a perfect ' +
-    'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (issue 13 asks ≥ 0.95). ' +
+    'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (1: as close to V8 as the sample count allows). ' +
     'both: overlap ÷ what a perfect sampler of n scores against a perfect profiler of V8\'s m samples (V8\'s profile is a finite draw too; ' +
     'at 999 Hz v8walk takes as many samples as V8 and V8\'s own noise weighs as much as a perfect sampler\'s, which perfect@n leaves out). ' +
 

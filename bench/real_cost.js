@@ -26,7 +26,7 @@
 // program: what sampling the threads' waits for a CPU costs is the difference).
 // With BENCH_COMPARE=PATH (another v8walk binary, e.g. the last release's), one more phase a round
 // per sampler at the first rate, run by that binary and marked "[B]": a change's cost measured side
-// by side with the code before it, on the same target in the same rounds.
+// by side with another build, on the same target in the same rounds.
 // Then, with BENCH_LONG_S=S (default 20; 0: none), each sampler at the first rate (and the compared
 // binary) once more for S s, marked "S s": its CPU½ and reads½ (the second half of --duration) are
 // then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.

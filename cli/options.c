@@ -42,7 +42,7 @@ void print_usage(FILE *f)
 		"\n"
 		"one-shot:\n"
 		"      --dump               print every thread's mixed stack once (innermost first)\n"
-		"      --json               --dump or --core as JSON (see README for the format)\n"
+		"      --json               --dump or --core as JSON (man v8walk: JSON OUTPUT)\n"
 		"\n"
 		"output:\n"
 		"  -f, --format NAME        tree (default), folded, svg, speedscope, cpuprofile or pprof;\n"
@@ -57,8 +57,8 @@ void print_usage(FILE *f)
 		"      --function           aggregate JS frames by function (definition line)\n"
 		"      --nolineno           no line numbers in JS frames\n"
 		"      --full-names         C++ names with parameter lists\n"
-		"      --v8-self            charge self time as V8's --cpu-prof does (README: Compared\n"
-		"                           with V8's --cpu-prof), not to what runs at the pc\n"
+		"      --v8-self            charge self time as V8's --cpu-prof does, not to what\n"
+		"                           runs at the pc (to compare with a --cpu-prof profile)\n"
 		"      --no-source-maps     JS frames at their position in the running code, not the\n"
 		"                           original source their sourceMappingURL comment maps to\n"
 		"      --period SEC         one profile per SEC seconds, each in its own -o file: the\n"
@@ -138,7 +138,9 @@ void print_usage(FILE *f)
 		"  %-3d  not allowed to trace the process or to use eBPF; the line says what to\n"
 		"       grant (sudo, setcap, a container's flags)\n"
 		"  -- PROGRAM: the program's own exit status, as a shell gives it (%d: it\n"
-		"       cannot be run, %d: not found, %d+N: killed by signal N)\n",
+		"       cannot be run, %d: not found, %d+N: killed by signal N)\n"
+		"\n"
+		"Every option in full, the formats, permissions and examples: man v8walk\n",
 		EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_DAMAGED_INPUT, EXIT_EXPORT_INCOMPLETE, EXIT_PERMISSION,
 		EXIT_CANNOT_RUN, EXIT_NOT_FOUND, EXIT_SIGNAL_BASE);
 }

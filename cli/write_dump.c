@@ -1,5 +1,5 @@
 /* write_dump.c — the text and JSON forms of a process dump. The JSON is a stable, documented
- * format (README: "--json"): one object per thread, frames innermost first, each
+ * format (docs/dumps-and-cores.md): one object per thread, frames innermost first, each
  * {kind, name, file, line, column, pc, module}; a JS frame a source map moved to its original
  * position also has generated: {file, line, column}. */
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 # run-e2e.sh — the end-to-end suite: real v8walk against real node processes. With
 # NODE_UNDER_TEST set, against that one node; otherwise against every line of the version matrix
 # (official binaries fetched and verified by scripts/fetch-node.sh) and Debian's node built as a
-# shared library (scripts/fetch-debian-node.sh); then the README's support table is regenerated
+# shared library (scripts/fetch-debian-node.sh); then docs/support.md's support table is regenerated
 # from the results. On each node the suite runs once per sampler (V8WALK_MODE=ptrace, then bpf;
 # V8WALK_MODES="ptrace" runs fewer): every sampling run uses that mode, tests that belong to one
 # sampler run in its pass only, and the files that never sample (cores, --version-info, --dump)

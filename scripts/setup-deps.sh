@@ -9,7 +9,7 @@ set -eu
 
 PKGS="pkg-config libelf-dev libdw-dev libiberty-dev libunwind-dev libbpf-dev libcriterion-dev \
 bpftool clang libclang-rt-14-dev llvm gdb time zlib1g-dev golang-go chromium tmux \
-libmbedtls-dev clickhouse-server clickhouse-client openssl systemd"
+libmbedtls-dev clickhouse-server clickhouse-client openssl systemd mandoc pngquant"
 
 if [ "${1:-}" = dist ]; then
 	host=$(dpkg --print-architecture)

@@ -1,5 +1,6 @@
-// readme-block.js — the generated blocks of README.md: text between `<!-- NAME:begin -->` and
-// `<!-- NAME:end -->`, read and replaced by the scripts that generate them.
+// readme-block.js — the generated blocks of the documents (README.md by default; docs/support.md,
+// docs/cost.md): text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, read and replaced by
+// the scripts that generate them.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');

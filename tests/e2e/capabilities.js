@@ -1,4 +1,4 @@
-// capabilities.js — which end-to-end tests prove which column of the README's support table, by
+// capabilities.js — which end-to-end tests prove which column of docs/support.md's table, by
 // their exact names. A capability is supported on a Node build when every test listed for it ran
 // and passed there (a test that skipped itself because the build lacks what it tests, such as
 // Maglev before Node 22, is listed as skipped). scripts/support-table.js refuses to write the table

@@ -1,5 +1,5 @@
 // matrix-reporter.js — a node:test reporter that records each test's outcome for the version
-// matrix (scripts/support-table.js turns the records into the README's support table). Writes
+// matrix (scripts/support-table.js turns the records into docs/support.md's table). Writes
 // one JSON object: {label, node, results: {test name: "pass" | "fail" | "skip"}} ("skip": the
 // test skipped itself, e.g. a tier this node lacks). In the suite's eBPF pass (V8WALK_MODE=bpf)
 // every test name is recorded as "[bpf] name". A failure's message is kept too (`failures`: what

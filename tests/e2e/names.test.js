@@ -23,7 +23,7 @@ h.modeTest('ptrace', 'loader frames are named as Error.stack names them (diction
   // the innermost frame is the top-level code (at the loop, not at `new Error`): compare the rest
   assert.strictEqual(js[0].file, fx.ready.file);
   const got = js.slice(1, want.length).map((f) => `${f.name} (${f.file}:${f.line}:${f.column})`);
-  // where Error.stack prints only a location, v8walk says (anonymous) (the README's contract)
+  // where Error.stack prints only a location, v8walk says (anonymous) (docs/output-formats.md)
   const exp = want.slice(1).map((f) => `${f.name || '(anonymous)'} (${f.file}:${f.line}:${f.column})`);
   assert.deepStrictEqual(got, exp);
 });

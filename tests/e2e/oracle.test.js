@@ -1,4 +1,4 @@
-// oracle.test.js — the same-run oracle of issue 13, short: a real program (the TypeScript compiler
+// oracle.test.js — the same-run oracle of bench/oracle.js, short: a real program (the TypeScript compiler
 // from fixtures/sourcemaps' pinned package, compiling bench/real's generated project over and over:
 // bench/real/workloads/tsc.js) runs under `node --cpu-prof`, v8walk samples the same process for a
 // few seconds with --v8-self (V8's attribution rules) and writes a .cpuprofile, and the two profiles' per-function self-time shares of the
@@ -45,7 +45,7 @@ test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's
   t.after(() => fx.stop());
   await h.sleep(2000); // past the first compiles: the hot functions optimized
   const ours = path.join(dir, 'v8walk.cpuprofile');
-  // (charged as V8 charges: --v8-self; README "Compared with V8's --cpu-prof")
+  // (charged as V8 charges: --v8-self; docs/accuracy.md)
   const r = await h.runV8walk(['--pid', String(fx.pid), '--rate', '99', '--duration', String(WINDOW_S), '--v8-self', '--no-source-maps', '-o', ours]);
   assert.strictEqual(r.code, 0, r.stderr);
   fx.child.stdin.write('exit\n'); // --cpu-prof writes V8's profile as the process exits

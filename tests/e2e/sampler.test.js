@@ -164,7 +164,7 @@ test('the vDSO (clock_gettime) is [vdso], not V8 code: a frame of its own below 
   // (a sample whose JS frames a scavenge moved between the stop and their naming says so instead
   // of naming them: this fixture allocates all the time; such samples are few, never misnamed.
   // Measured on Debian's libnode, 2 s runs alternating two builds: 0-4 of ~200 with either, 6 of
-  // 199 once under CI load; the bound is twice what was seen, 2 % failed the code before too)
+  // 199 once under CI load; the bound is twice what was seen, since a bound of 2 % failed there)
   const MOVED = '[JS frame moved by GC before it was named]';
   const moved = main.filter((s) => s.frames.includes(MOVED)).reduce((a, s) => a + s.count, 0);
   assert.ok(moved <= Math.max(3, all * 0.06), `samples marked moved by GC: ${moved} of ${all}`);

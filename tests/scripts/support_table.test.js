@@ -1,4 +1,4 @@
-// support_table.test.js — the README's support table cannot lose a test silently: every test that
+// support_table.test.js — docs/support.md's table cannot lose a test silently: every test that
 // tests/e2e/capabilities.js names exists in the end-to-end suite (listed without running it, in
 // both passes), and scripts/support-table.js refuses results that lack a named test.
 'use strict';
