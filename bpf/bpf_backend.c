@@ -19,7 +19,8 @@ enum {
 	CONSUME_SLICE_NS = 50 * 1000 * 1000, /* records named per step before the loop looks up */
 	READ_EVERY_NS = 10 * 1000 * 1000,    /* the ring is read this often on average, or every
 					      * sampling period if that is shorter */
-	STALLS_READ_EVERY_NS = 20 * 1000 * 1000, /* --stalls: records come in stalls only */
+	STALLS_READ_EVERY_NS = 250 * 1000 * 1000, /* --stalls: records come in stalls only, and
+						    * a stall's end wakes v8walk */
 	FINAL_DRAIN_NS = 2000 * 1000 * 1000, /* records written before the end still named */
 	RESCAN_NS = 2000 * 1000 * 1000,      /* --all-node: look for new node processes */
 	RETRY_OPEN_NS = 10 * 1000 * 1000,    /* launch mode: V8 not mapped yet, look again */
@@ -328,12 +329,12 @@ void bpf_backend_free(struct bpf_backend *b)
 	bpf_procs_free(&b->procs);
 }
 
-/* None: the records wake nobody (bpf_sampler.bpf.c), the ring is read on the backend's own
- * jittered timer (step). */
+/* None: the samples wake nobody (bpf_sampler.bpf.c), the ring is read on the backend's own
+ * jittered timer (step); with --stalls, a stall's end and a ring filling up do. */
 static int wait_fd(void *ctx)
 {
-	(void)ctx;
-	return -1;
+	const struct bpf_backend *b = ctx;
+	return b->stalls ? bpf_sampler_fd(b->bs) : -1;
 }
 
 static void start(void *ctx, uint64_t now, uint64_t end)
@@ -368,9 +369,9 @@ bool bpf_backend_steady(const struct bpf_backend *b, double *reads_per_sample, d
 static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 {
 	struct bpf_backend *b = ctx;
-	(void)fd_ready; /* there is no descriptor to wait for */
+	(void)fd_ready;
 	/* the ring is read at every step: those come at random times (this timer, the loop's hooks),
-	 * never in answer to a sample */
+	 * never in answer to a sample (--stalls: also at a stall's end) */
 	bpf_sampler_consume(b->bs, CONSUME_SLICE_NS);
 	now = now_ns();
 	uint64_t next_read = now + jitter_around(&b->rng, b->read_every_ns);

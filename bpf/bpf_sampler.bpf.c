@@ -11,10 +11,12 @@
  * same way, flagged: user space counts that time only where the stack is inside V8's collector (the
  * main thread waiting for its helpers, which V8's profiler and the GC's own clock count as GC).
  * No target thread is ever stopped. Two tracepoints report execve and the exit of a
- * target. No record wakes v8walk: it reads the ring at random intervals of its own, so that its
+ * target. No sample wakes v8walk: it reads the ring at random intervals of its own, so that its
  * own running never keeps a fixed phase against the sampling timers of the CPUs (woken by one
  * CPU's tick, it ran on another CPU exactly when that one's tick came, every period, and the
- * target it had displaced there was all but never sampled). */
+ * target it had displaced there was all but never sampled). With --stalls, where records come
+ * only in stalls and v8walk need not look often, the end of a stall wakes it, and so does a ring
+ * filling up during a long one (wake_for). */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -78,6 +80,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct v8w_parked);
 } park_seed SEC(".maps");
+
+/* How a record is put in the ring: without waking v8walk, except with --stalls when the ring
+ * fills past a quarter (a long stall's samples) or for the record that ends a stall. */
+#define WAKE_AT (4 << 20)
+static __always_inline __u64 wake_for(bool ends_stall)
+{
+	if (!stall_ns)
+		return BPF_RB_NO_WAKEUP;
+	if (ends_stall || bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) > WAKE_AT)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
 
 /* --stalls: each target's main thread and its event loop (tgid → where it is) */
 struct {
@@ -331,7 +345,7 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
 		rec->nkernel = n > 0 ? (__u32)n / 8 : 0;
 	}
-	bool lost = bpf_ringbuf_output(&records, s, sample_size(s), BPF_RB_NO_WAKEUP) != 0;
+	bool lost = bpf_ringbuf_output(&records, s, sample_size(s), wake_for(false)) != 0;
 	count(lost);
 	return 0;
 }
@@ -401,7 +415,7 @@ static __always_inline void unpark(struct task_struct *next, __u64 now)
 		return;
 	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
 	p->s.rec.flags |= V8W_F_WAITED;
-	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), BPF_RB_NO_WAKEUP) != 0;
+	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), wake_for(false)) != 0;
 	count(lost);
 }
 
@@ -433,7 +447,7 @@ static __always_inline void unpark_stall(struct task_struct *next, __u64 now)
 		return;
 	p->s.rec.weight = n > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : (__u32)n;
 	p->s.rec.flags |= V8W_F_WAITED;
-	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), BPF_RB_NO_WAKEUP) != 0;
+	bool lost = bpf_ringbuf_output(&records, &p->s, sample_size(&p->s), wake_for(false)) != 0;
 	count(lost);
 }
 
@@ -563,7 +577,7 @@ static __always_inline void loop_back_to_wait(void)
 	rec->tid = tid;
 	rec->time_ns = began;
 	rec->stall_ns = now - began;
-	bpf_ringbuf_submit(rec, BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(rec, wake_for(true));
 }
 
 /* libuv's loop waits in one of these (util/loop_wait.h); attached only with --stalls */

@@ -216,6 +216,11 @@ void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid)
 	bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0);
 }
 
+int bpf_sampler_fd(const struct bpf_sampler *b)
+{
+	return ring_buffer__epoll_fd(b->rb);
+}
+
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 {
 	b->consume_until = budget_ns ? now_ns() + budget_ns : 0;

@@ -65,6 +65,9 @@ int bpf_sampler_loop_busy(struct bpf_sampler *b, pid_t tgid, uint64_t since_ns);
 /* Start / stop sampling a process (by tgid as v8walk sees it); returns 0 or -errno. */
 int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
 void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);
+/* A descriptor that becomes readable when the program wakes v8walk (--stalls: a stall ended, or
+ * the ring fills up; otherwise no record wakes it). */
+int bpf_sampler_fd(const struct bpf_sampler *b);
 /* Hand the waiting records to the callback, for at most budget_ns (0: every one; naming records
  * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */

@@ -26,6 +26,12 @@ void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid)
 	(void)b, (void)tgid;
 }
 
+int bpf_sampler_fd(const struct bpf_sampler *b)
+{
+	(void)b;
+	return -1;
+}
+
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 {
 	(void)b;

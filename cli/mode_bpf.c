@@ -20,7 +20,9 @@
 #include "stop_signals.h"
 #include "summary.h"
 
-enum { DEFAULT_TOP_KB = 8 };
+/* stack bytes copied from sp (--stack-kb): 8 KiB; with --stalls, whose records are few, all the
+ * record holds (a synchronous call's native frames below the JavaScript can take more than 8) */
+enum { DEFAULT_TOP_KB = 8, STALLS_TOP_KB = BPF_SAMPLER_MAX_TOP_BYTES >> 10 };
 
 struct bpf_run {
 	const struct options *o;
@@ -137,7 +139,7 @@ static bool start_sampler(struct bpf_run *r, const char *ptrace_refusal, bool re
 	const struct options *o = r->o;
 	struct bpf_sampler_config cfg = {
 	    .rate_hz = o->rate_hz,
-	    .top_bytes = (o->stack_kb_set ? o->stack_kb : DEFAULT_TOP_KB) << 10,
+	    .top_bytes = (o->stack_kb_set ? o->stack_kb : o->stalls_ms ? STALLS_TOP_KB : DEFAULT_TOP_KB) << 10,
 	    .kernel_stacks = o->kernel,
 	    .on_cpu_only = o->on_cpu,
 	    .stall_ns = (uint64_t)(o->stalls_ms * 1e6),

@@ -132,7 +132,7 @@ function startScript(script, { args = [], nodeArgs = [], env = {}, cwd, node = N
 // and stdout are v8walk's, so the control protocol runs through v8walk (the profile goes to -o).
 // fixture.pid is the fixture's own pid; fixture.done resolves with v8walk's {code, signal, stderr}
 // once v8walk and the fixture (which shares its stdout and stderr) are both gone; fixture.exited
-// as soon as v8walk exits.
+// as soon as v8walk exits; fixture.stderr() is v8walk's stderr so far.
 function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = {}, node = NODE } = {}) {
   const argv = withMode([...v8walkArgs, '--', node, ...nodeArgs, path.join(FIXTURES, name), ...args]);
   const child = spawn(V8WALK, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...NODE_ENV, ...env } });
@@ -147,6 +147,7 @@ function launchFixture(name, { v8walkArgs = [], args = [], nodeArgs = [], env = 
     fx.v8walk = child;
     fx.done = done;
     fx.exited = exited;
+    fx.stderr = () => stderr; // what v8walk has said so far
     fx.stop = () => { try { process.kill(fx.pid, 'SIGKILL'); } catch { /* gone */ } };
     return fx;
   });
