@@ -452,10 +452,11 @@ static __always_inline void unpark_stall(struct task_struct *next, __u64 now)
 }
 
 /* --stalls: a target's main thread going to sleep inside a loop iteration (not in its loop's
- * wait: a synchronous system call, a lock, the collector's helpers), or preempted inside a
- * stall, has its stack kept until it runs again, when the part of that time that falls in a
- * stall is counted (unpark_stall). (A preemption before the stall began is not followed: it is
- * short, and following every one would cost each busy iteration a stack copy.) */
+ * wait: a synchronous system call, a lock, the collector's helpers), or preempted once the
+ * iteration has run half the threshold, has its stack kept until it runs again, when the part of
+ * that time that falls in a stall is counted (unpark_stall). (Preemptions early in an iteration
+ * are not followed: following every one would cost each busy iteration of a loaded machine a
+ * stack copy, and one that lasts past the threshold from there is rare.) */
 static __always_inline void switch_stall(struct task_struct *prev, struct task_struct *next,
 					 __u64 now)
 {
@@ -463,7 +464,7 @@ static __always_inline void switch_stall(struct task_struct *prev, struct task_s
 	if (current_ids(&tgid, &tid) && tid == tgid && bpf_map_lookup_elem(&targets, &tgid)) {
 		struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
 		bool asleep = BPF_CORE_READ(prev, __state) != 0;
-		if (l && l->busy_since && (asleep || now - l->busy_since >= stall_ns)) {
+		if (l && l->busy_since && (asleep || now - l->busy_since >= stall_ns / 2)) {
 			park(prev, now, tgid, tid, V8W_F_STALL);
 			__u32 key = BPF_CORE_READ(prev, pid);
 			struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);

@@ -164,6 +164,58 @@ h.modeTest('bpf', '--stalls in launch mode: the program\'s stalls', async (t) =>
   assert.match(lines[0], /busyLoop \(/);
 });
 
+// A real server: Express under a steady load of fast requests, with one slow route whose handler
+// blocks the loop for 80 ms (by its own clock); every slow request is one stall, the handler the
+// innermost application function its samples show most. (The iteration that serves the slow
+// request also serves the fast ones that came meanwhile: the stall is longer than the handler by
+// their time, and their frames are among its samples.)
+h.modeTest('bpf', '--stalls on an Express server under load: each request to its slow route is a stall, in its handler', async (t) => {
+  const http = require('node:http');
+  const fx = await h.startFixture('slow_route.js');
+  t.after(() => fx.stop());
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  t.after(() => agent.destroy());
+  const get = (p) => new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: fx.ready.port, path: p, agent }, (res) => { res.resume(); res.on('end', resolve); })
+      .on('error', reject);
+  });
+  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', path.join(tmp, 'express.folded')]);
+  await run.sampling;
+  let loading = true;
+  // four clients, a request every 10 ms each: a few hundred a second, a few waiting when it stalls
+  const load = Promise.all(Array.from({ length: 4 }, async (_, k) => {
+    for (let i = 0; loading; i++) {
+      await get(`/item/${k * 1000 + i}`);
+      await h.sleep(10);
+    }
+  }));
+  for (let i = 0; i < 6; i++) {
+    await h.sleep(300);
+    await get('/slow?ms=80');
+  }
+  loading = false;
+  await load;
+  const st = await fx.ping();
+  run.child.kill('SIGINT');
+  const r = await run.done;
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.ok(st.fast > 200, `the load: ${st.fast} fast requests`);
+  const stalls = stallsOf(r.stdout);
+  const problems = [];
+  for (const b of st.slow) {
+    const found = stallFor(stalls, b);
+    if (found.length !== 1) { problems.push(`slow request of ${b.ms.toFixed(1)} ms: ${found.length} stalls for it`); continue; }
+    const s = found[0];
+    if (s.durationMs < b.ms - 2 || s.durationMs > b.ms * 2)
+      problems.push(`slow request of ${b.ms.toFixed(1)} ms: a stall of ${s.durationMs.toFixed(1)} ms`);
+    const top = s.top[0];
+    if (!top || top.frame.function !== 'slowReport')
+      problems.push(`slow request: innermost application function ${top ? `${top.frame.function} in ${top.samples} of ${s.samples}` : 'none'}`);
+  }
+  assert.strictEqual(st.slow.length, 6);
+  assert.deepStrictEqual(problems, [], `${problems.join('\n')}\n${r.stderr}`);
+});
+
 h.modeTest('ptrace', '--stalls with --mode ptrace is refused: the loop is watched with eBPF', async () => {
   const r = await h.runV8walk(['--mode', 'ptrace', '--pid', String(process.pid), '--stalls', '50']);
   assert.strictEqual(r.code, 2, r.stderr);
