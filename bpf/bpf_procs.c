@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sampling/container_id.h"
 #include "../util/xalloc.h"
 
 void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct target_opts *to)
@@ -82,6 +83,7 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	sample_walker_init(&p->walker, &p->sw, &p->tg.as, p->pid);
 	thread_labels_init(&p->labels, ps->strings, p->pid, p->tg.comm);
 	p->name = intern_str(ps->strings, p->tg.comm);
+	p->container = container_of_pid(ps->strings, p->pid);
 	p->open = true;
 	p->state = PROC_READY;
 	return true;

@@ -116,12 +116,20 @@ static void add_sample_row(struct period_batch *b, struct row_context *rc, const
 	rb_put_u32(s, b->bucket);
 	rb_put_string(s, rc->host, strlen(rc->host));
 	rb_put_string(s, service.s, service.len);
-	rb_put_varuint(s, rc->nlabels);
+	/* the --label options, then the process's container (sampling/container_id.h) */
+	bool contained = t->container != 0;
+	rb_put_varuint(s, rc->nlabels + contained);
 	for (size_t i = 0; i < rc->nlabels; i++)
 		rb_put_string(s, rc->labels[i].key, strlen(rc->labels[i].key));
-	rb_put_varuint(s, rc->nlabels);
+	if (contained)
+		rb_put_string(s, "container", strlen("container"));
+	rb_put_varuint(s, rc->nlabels + contained);
 	for (size_t i = 0; i < rc->nlabels; i++)
 		rb_put_string(s, rc->labels[i].value, strlen(rc->labels[i].value));
+	if (contained) {
+		struct strview id = intern_view(p->strings, t->container - 1);
+		rb_put_string(s, id.s, id.len);
+	}
 	rb_put_u32(s, (uint32_t)t->pid);
 	rb_put_u32(s, (uint32_t)t->tid);
 	struct strview process = intern_view(p->strings, t->process_name);

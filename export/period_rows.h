@@ -1,7 +1,9 @@
 /* period_rows.h — one period's aggregation (profile.h) as ClickHouse rows: every distinct stack
  * once (stack_hash, frames) and one samples row per (process, thread, stack) with its count, in
  * RowBinary (rowbinary.h) in the column order of ch_schema.h. The service of each process is
- * looked up once per pid and period (service_name.h: a pid may be reused between periods). */
+ * looked up once per pid and period (service_name.h: a pid may be reused between periods); a
+ * process in a container gets the label container=ID (its short id, as its sampler found it)
+ * after the --label ones. */
 #ifndef V8WALK_PERIOD_ROWS_H
 #define V8WALK_PERIOD_ROWS_H
 

@@ -92,6 +92,7 @@ struct sampler {
 	struct sampler_stats st;
 	pid_t pid;
 	uint32_t process_name; /* interned comm */
+	uint32_t container;    /* struct sample's: 0 or 1 + interned short container id */
 	uint64_t rng;          /* xorshift state for jitter */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;
