@@ -8,11 +8,10 @@
 #include <sys/types.h>
 
 #include "../util/strbuf.h"
+#include "confinement.h"
 
 /* Does the process exist? */
 bool process_exists(pid_t pid);
-/* Is capability number `cap` in v8walk's effective set? */
-bool have_capability(int cap);
 /* Process name from /proc/PID/comm ("?" when unreadable). */
 void process_comm(pid_t pid, char *buf, size_t cap);
 /* Append " (its child PID (comm) runs node: try --pid PID)" when a child process maps a node
