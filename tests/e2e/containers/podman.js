@@ -130,7 +130,22 @@ function v8walkBinary() {
   return { file: h.V8WALK, static: isStatic(h.V8WALK) };
 }
 
+// The agent image (contrib/container/Containerfile, as `make image` builds it) of v8walkBinary(),
+// tagged by the binary's hash; built when missing.
+function agentImage() {
+  const bin = v8walkBinary().file;
+  const hash = require('node:crypto').createHash('sha256').update(fs.readFileSync(bin))
+    .update(fs.readFileSync(path.join(h.ROOT, 'contrib', 'container', 'Containerfile'))).digest('hex').slice(0, 12);
+  const tag = `localhost/v8walk-test/agent:${hash}`;
+  if (spawnSync(PODMAN, ['image', 'exists', tag]).status !== 0) {
+    const r = spawnSync(path.join(h.ROOT, 'scripts', 'containers', 'build-image.sh'), [bin, tag], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`build-image.sh failed: ${r.stderr}`);
+  }
+  return tag;
+}
+
 module.exports = {
+  agentImage,
   PODMAN, APP, CONTAINER_NODE, podman, unavailable, skipUnless, image, nodeImage, fixtureFiles,
   startContainer, runContainer, runContainerAsync, v8walkBinary, isStatic, STATIC,
 };
