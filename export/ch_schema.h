@@ -23,7 +23,7 @@
 
 #include "../util/strbuf.h"
 
-enum { CH_SCHEMA_MAX_STATEMENTS = 4 };
+enum { CH_SCHEMA_MAX_STATEMENTS = 5 };
 
 struct ch_column {
 	const char *name, *type; /* as system.columns names them */
@@ -35,9 +35,9 @@ extern const size_t ch_samples_ncolumns;
 extern const struct ch_column ch_stacks_columns[];
 extern const size_t ch_stacks_ncolumns;
 
-/* The statements that create the tables if absent (cluster NULL: a single server; ttl_days > 0:
- * samples expire that many days after their bucket), each in out[i] (initialised here); returns
- * how many. */
+/* The statements that create the database and the tables if absent (cluster NULL: a single
+ * server; ttl_days > 0: samples expire that many days after their bucket), each in out[i]
+ * (initialised here); returns how many. */
 size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
 			    unsigned ttl_days, struct strbuf out[CH_SCHEMA_MAX_STATEMENTS]);
 /* The whole DDL as text for `v8walk schema`: statements ending in ';', with comments. */

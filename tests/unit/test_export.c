@@ -612,7 +612,8 @@ Test(export, schema_ttl_goes_on_the_samples_merge_tree_only)
 {
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];
 	size_t n = ch_schema_statements("db", "v8walk", "two", 30, st);
-	cr_assert_eq(n, 4);
+	cr_assert_eq(n, 5);
+	cr_assert_str_eq(st[0].s, "CREATE DATABASE IF NOT EXISTS db ON CLUSTER two", "the database first");
 	int with_ttl = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *ttl = strstr(st[i].s, "TTL bucket + INTERVAL 30 DAY");
@@ -626,6 +627,8 @@ Test(export, schema_ttl_goes_on_the_samples_merge_tree_only)
 	}
 	cr_expect_eq(with_ttl, 1);
 	n = ch_schema_statements("db", "v8walk", NULL, 0, st);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(st[0].s, "CREATE DATABASE IF NOT EXISTS db");
 	for (size_t i = 0; i < n; i++) {
 		cr_expect_null(strstr(st[i].s, "TTL"), "%s", st[i].s);
 		sb_free(&st[i]);
