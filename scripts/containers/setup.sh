@@ -50,7 +50,9 @@ default_ulimits = [\"nofile=$nofile:$nofile\", \"nproc=16384:16384\"]
 cgroup_manager = \"$manager\"
 events_logger = \"file\"
 runtime = \"crun\""
+# run state of its own for each cache directory (two storages must not share one)
+runroot=/run/v8walk-containers/$(printf '%s' "$V8WALK_CT_CACHE" | cksum | cut -d' ' -f1)
 write_if_changed "$V8WALK_CT_CACHE/podman/storage.conf" "[storage]
 driver = \"overlay\"
 graphroot = \"$V8WALK_CT_CACHE/podman/storage\"
-runroot = \"/run/v8walk-containers\""
+runroot = \"$runroot\""
