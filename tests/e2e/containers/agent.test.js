@@ -64,13 +64,15 @@ function podmanFromDaemonSet({ pod, c }, { url, spool, env }) {
   return { flags, args: [...args, '--create-schema', '--duration', String(SECONDS)], left: sc.capabilities.add.filter((x) => !may(x)) };
 }
 
-// CPU ticks (utime + stime) and RSS of a process, from /proc
+// CPU ticks (utime + stime), RSS and its anonymous part (RSS less the mapped files' pages:
+// here, mostly the node binaries libelf maps to read their symbols) of a process, from /proc
 function usage(pid) {
   try {
     const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
-    const rss = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] || 0);
-    return { ticks: Number(f[11]) + Number(f[12]), rssKb: rss };
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] || 0);
+    return { ticks: Number(f[11]) + Number(f[12]), rssKb: kb('VmRSS'), anonKb: kb('RssAnon') };
   } catch { return null; }
 }
 
@@ -108,13 +110,14 @@ test('the agent image as the DaemonSet runs it, beside four busy node containers
     pid = Number(r.stdout.trim()) || 0;
     return pid > 0;
   }, 60000);
-  let first = null, last = null, peakKb = 0;
+  let first = null, last = null, peakKb = 0, peakAnonKb = 0;
   const sampler = setInterval(() => {
     const u = pid && usage(pid);
     if (!u) return;
     first ??= { ...u, at: Date.now() };
     last = { ...u, at: Date.now() };
     peakKb = Math.max(peakKb, u.rssKb);
+    peakAnonKb = Math.max(peakAnonKb, u.anonKb);
   }, 500);
   const code = await done;
   clearInterval(sampler);
@@ -122,7 +125,7 @@ test('the agent image as the DaemonSet runs it, beside four busy node containers
   const hz = 100; // USER_HZ
   const cpu = first && last && last.at > first.at ? (100 * (last.ticks - first.ticks) / hz) / ((last.at - first.at) / 1000) : NaN;
   const seen = /(\d+) processes, (\d+) threads seen/.exec(stderr);
-  t.diagnostic(`agent over ${SECONDS} s beside ${TARGETS} busy containerized nodes (period ${PERIOD} s; every node process of the host: ${seen ? seen[1] : '?'} processes): CPU ${cpu.toFixed(1)} % of one CPU, peak RSS ${(peakKb / 1024).toFixed(1)} MiB`);
+  t.diagnostic(`agent over ${SECONDS} s beside ${TARGETS} busy containerized nodes (period ${PERIOD} s; every node process of the host: ${seen ? seen[1] : '?'} processes): CPU ${cpu.toFixed(1)} % of one CPU, peak RSS ${(peakKb / 1024).toFixed(1)} MiB (anonymous ${(peakAnonKb / 1024).toFixed(1)} MiB)`);
 
   const rows = (await server.query(`SELECT labels.value[indexOf(labels.key, 'container')] AS c, service,
     labels.value[indexOf(labels.key, 'node')] AS node, sum(count) FROM ${db}.v8walk_samples GROUP BY c, service, node FORMAT TSV`)).trim().split('\n').map((l) => l.split('\t'));
@@ -136,6 +139,10 @@ test('the agent image as the DaemonSet runs it, beside four busy node containers
       (SELECT stack_hash FROM ${db}.v8walk_samples WHERE labels.value[indexOf(labels.key, 'container')] = '${short}') FORMAT TSV`);
     for (const fn of ['outer', 'middle', 'leaf'])
       assert.ok(frames.includes(`${fn} (${p.APP}/chain.js:`), `${fn} at its container path among the stacks of ${short}`);
+    // report selects the container by its label: the same count
+    const rep = await h.runV8walk(['report', '--from', server.url(`${db}.v8walk`), '--where', `container=${short}`, '--since', '1d', '--raw']);
+    assert.strictEqual(rep.code, 0, rep.stderr);
+    assert.strictEqual(h.parseFolded(rep.stdout).reduce((x, st) => x + st.count, 0), n, `report --where container=${short}`);
   }
   assert.ok(!fs.readdirSync(spool).some((f) => !f.startsWith('.')), 'nothing left in the spool');
 });
