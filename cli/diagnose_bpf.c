@@ -29,6 +29,7 @@ void gather_bpf_facts(double rate_hz, struct bpf_facts *f)
 	f->cap_sys_admin = c.cap_sys_admin;
 	f->container = c.container;
 	f->seccomp_filter = c.seccomp_filter;
+	f->root = c.root;
 	f->unprivileged_bpf_disabled = sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled", -1);
 	f->perf_event_paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9);
 	f->max_sample_rate = sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
@@ -46,8 +47,10 @@ static bool container_refusal(const struct bpf_facts *f, int err, const char *ca
 			      struct strbuf *out)
 {
 	bool seccomp = f->seccomp_filter && !f->cap_sys_admin && (refused(err) || err == ENOSYS);
-	unsigned caps = f->cap_sys_admin ? 0
-					 : (f->cap_perfmon ? 0 : NEED_PERFMON) | (f->cap_bpf ? 0 : NEED_BPF);
+	/* capabilities a container withheld from root, not a user's own lack of them */
+	unsigned caps = f->cap_sys_admin || !f->root
+				? 0
+				: (f->cap_perfmon ? 0 : NEED_PERFMON) | (f->cap_bpf ? 0 : NEED_BPF);
 	if (!f->container || !(refused(err) || err == ENOSYS) || !(seccomp || caps))
 		return false;
 	sb_add(out, "eBPF sampling is refused in this container: ");

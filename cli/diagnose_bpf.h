@@ -14,6 +14,7 @@
 struct bpf_facts {
 	bool cap_bpf, cap_perfmon, cap_sys_admin;
 	bool container, seccomp_filter; /* v8walk runs in a container; under a seccomp filter */
+	bool root;                      /* euid 0 */
 	int unprivileged_bpf_disabled; /* -1 = unknown */
 	int perf_event_paranoid;       /* -9 = unknown */
 	int max_sample_rate;           /* kernel.perf_event_max_sample_rate, 0 = unknown */

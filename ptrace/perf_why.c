@@ -32,6 +32,8 @@ void perf_why_explain(char *buf, size_t len, int err, const char *what, const st
 	/* a runtime's default profile answers EPERM (Docker, Podman) or ENOSYS (its default action) */
 	bool seccomp = c->seccomp_filter && !c->cap_sys_admin && (refused || err == ENOSYS);
 	bool paranoid = f->paranoid != 99 && f->paranoid > 1 && !c->cap_perfmon && !c->cap_sys_admin;
+	/* capabilities a container withheld from root, not a user's own lack of them */
+	bool withheld = c->container && c->root && paranoid;
 	struct strbuf s;
 	sb_init(&s);
 	if (seccomp && c->container) {
@@ -44,7 +46,7 @@ void perf_why_explain(char *buf, size_t len, int err, const char *what, const st
 	} else if (refused && f->paranoid != 99) {
 		sb_printf(&s, "perf events are not allowed (kernel.perf_event_paranoid is %d; it takes 1 "
 			      "or less, or CAP_PERFMON)", f->paranoid);
-		if (c->container && paranoid) {
+		if (withheld) {
 			sb_add(&s, "; in a container, ");
 			container_flags_advice(NEED_PERFMON, &s);
 		}

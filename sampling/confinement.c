@@ -54,6 +54,7 @@ void confinement_gather(struct confinement *c)
 	c->cap_sys_admin = have_capability(CAP_SYS_ADMIN_BIT);
 	c->cap_perfmon = have_capability(CAP_PERFMON_BIT);
 	c->cap_bpf = have_capability(CAP_BPF_BIT);
+	c->root = geteuid() == 0;
 }
 
 void container_flags_advice(unsigned needs, struct strbuf *out)

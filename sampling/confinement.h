@@ -4,7 +4,10 @@
  * containerd's, Kubernetes' RuntimeDefault) refuses perf_event_open and bpf unless the container
  * has CAP_SYS_ADMIN, whatever other capabilities it was given: inside one, the fix is a profile
  * that allows them (--security-opt seccomp=unconfined, Kubernetes' seccompProfile Unconfined or a
- * profile of one's own) and the capabilities the call takes. */
+ * profile of one's own) and the capabilities the call takes. A marker of a container is not proof
+ * of one (a machine image built from a container image keeps /.dockerenv): the container's words
+ * are for a seccomp filter, or for capabilities missing while v8walk runs as root; a user without
+ * them is told what a host user is. */
 #ifndef V8WALK_CONFINEMENT_H
 #define V8WALK_CONFINEMENT_H
 
@@ -19,6 +22,7 @@ struct confinement {
 	bool container;      /* v8walk runs in a container */
 	bool seccomp_filter; /* a seccomp filter is on (/proc/self/status Seccomp: 2) */
 	bool cap_sys_admin, cap_perfmon, cap_bpf;
+	bool root;           /* euid 0: capabilities missing then are what a runtime withheld */
 };
 
 /* Is capability number `cap` in v8walk's effective set? */

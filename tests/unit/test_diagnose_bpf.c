@@ -75,7 +75,7 @@ Test(diagnose_bpf, container_default)
 {
 	struct bpf_facts f = root();
 	f.cap_bpf = f.cap_perfmon = f.cap_sys_admin = false;
-	f.container = f.seccomp_filter = true;
+	f.container = f.seccomp_filter = f.root = true;
 	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
 			 "eBPF sampling is refused in this container: it lacks CAP_BPF and CAP_PERFMON, and its "
 			 "seccomp profile refuses bpf() (a runtime's default allows it only with CAP_SYS_ADMIN); "
@@ -104,4 +104,9 @@ Test(diagnose_bpf, container_default)
 	struct bpf_facts h = root();
 	h.cap_bpf = h.cap_perfmon = h.cap_sys_admin = false;
 	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &h), "run v8walk with sudo"));
+	/* a user without the capabilities where a container's marker is (a machine image made from a
+	 * container image keeps /.dockerenv), no seccomp filter: the host's words too */
+	h.container = true;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &h), "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON "
+							     "(kernel.unprivileged_bpf_disabled is 2); run v8walk with sudo");
 }

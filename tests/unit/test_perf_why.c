@@ -39,7 +39,7 @@ Test(perf_why, host_paranoid)
 Test(perf_why, container_default_seccomp)
 {
 	struct perf_facts f = host();
-	f.conf.container = f.conf.seccomp_filter = true;
+	f.conf.container = f.conf.seccomp_filter = f.conf.root = true;
 	cr_assert_str_eq(why(EPERM, &f),
 			 "perf events are refused in this container: its seccomp profile allows perf_event_open "
 			 "only with CAP_SYS_ADMIN, and kernel.perf_event_paranoid is 2 without CAP_PERFMON; start "
@@ -61,11 +61,15 @@ Test(perf_why, container_default_seccomp)
 Test(perf_why, container_unconfined_without_perfmon)
 {
 	struct perf_facts f = host();
-	f.conf.container = true;
+	f.conf.container = f.conf.root = true;
 	cr_assert_str_eq(why(EACCES, &f),
 			 "perf events are not allowed (kernel.perf_event_paranoid is 2; it takes 1 or less, or "
 			 "CAP_PERFMON); in a container, start it with --cap-add PERFMON (Kubernetes: "
 			 "securityContext capabilities.add [PERFMON])");
+	/* another user than root, where a container's marker is: a host user's words */
+	f.conf.root = false;
+	cr_assert_str_eq(why(EACCES, &f), "perf events are not allowed (kernel.perf_event_paranoid is 2; it "
+					  "takes 1 or less, or CAP_PERFMON)");
 }
 
 Test(perf_why, other_errors)

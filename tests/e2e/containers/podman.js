@@ -117,16 +117,19 @@ function runContainerAsync(args, { timeoutMs = 300000 } = {}) {
   });
 }
 
-// The v8walk binary the images carry: the static one of `make dist` when it exists
-// (V8WALK_STATIC, default dist/linux-x64/v8walk), else the build's own (dynamically linked: it
-// runs in an image with Debian's libraries, bookworm-runtime).
+// The v8walk binary the images carry: the static one of `make dist` (V8WALK_STATIC, default
+// dist/linux-x64/v8walk) when it is there and not older than the build's own (so that a stale
+// dist/ is not what is tested), else the build's (dynamically linked: it runs in an image with
+// Debian's libraries, bookworm-runtime).
 const STATIC = process.env.V8WALK_STATIC || path.join(h.ROOT, 'dist', 'linux-x64', 'v8walk');
 function isStatic(file) {
   const r = spawnSync('readelf', ['-lW', file], { encoding: 'utf8' });
   return r.status === 0 && !/Requesting program interpreter/.test(r.stdout) && !/\bINTERP\b/.test(r.stdout);
 }
 function v8walkBinary() {
-  if (fs.existsSync(STATIC) && isStatic(STATIC)) return { file: STATIC, static: true };
+  const mtime = (f) => { try { return fs.statSync(f).mtimeMs; } catch { return -1; } };
+  const chosen = process.env.V8WALK_STATIC ? fs.existsSync(STATIC) : mtime(STATIC) >= mtime(h.V8WALK);
+  if (chosen && isStatic(STATIC)) return { file: STATIC, static: true };
   return { file: h.V8WALK, static: isStatic(h.V8WALK) };
 }
 
