@@ -56,6 +56,20 @@ const podman = (args, opts) => run(PODMAN, args, opts);
 const key = (recipe) => crypto.createHash('sha256').update(JSON.stringify(recipe)).digest('hex').slice(0, 12);
 const tagOf = (name, k) => `localhost/v8walk-test/${name}:${k}`;
 const hasImage = (tag) => spawnSync(PODMAN, ['image', 'exists', tag]).status === 0;
+// Remove the other keys of an image name (built from what is no longer current) and their root
+// filesystems, so that the cache holds one of each.
+function dropOtherKeys(name, keep) {
+  const repo = `localhost/v8walk-test/${name}`;
+  const list = spawnSync(PODMAN, ['images', '--format', '{{.Repository}}:{{.Tag}}', repo], { encoding: 'utf8' }).stdout || '';
+  for (const t of list.split('\n').filter((x) => x && x !== keep && x.startsWith(`${repo}:`)))
+    spawnSync(PODMAN, ['rmi', '--force', t], { stdio: 'ignore' });
+  const dir = path.join(CACHE, 'rootfs');
+  const keepFile = `${name}-${keep.slice(repo.length + 1)}.tar`;
+  const mine = new RegExp(`^${name.replace(/[.]/g, '\\.')}-[0-9a-f]{12}\\.tar$`);
+  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+    if (mine.test(f) && f !== keepFile) fs.rmSync(path.join(dir, f), { force: true });
+}
+
 function fileHash(file) {
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex').slice(0, 16);
 }
@@ -77,6 +91,7 @@ function rootfsImage(name) {
     fs.renameSync(tmp, tar);
   }
   podman(['import', '--quiet', '--change', 'CMD ["/bin/bash"]', tar, tag]);
+  dropOtherKeys(name, tag);
   return tag;
 }
 
@@ -95,6 +110,7 @@ function derivedImage(name, base, files, containerfile) {
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
   }
+  dropOtherKeys(name, tag);
   return tag;
 }
 
@@ -141,7 +157,7 @@ function image(name) {
   throw new Error(`images.js: no image named ${name}`);
 }
 
-module.exports = { image, CACHE, PODMAN, HOST_NODE, NPM_VERSION };
+module.exports = { image, dropOtherKeys, CACHE, PODMAN, HOST_NODE, NPM_VERSION };
 
 if (require.main === module) {
   const names = process.argv.slice(2);

@@ -143,6 +143,7 @@ function agentImage() {
   if (spawnSync(PODMAN, ['image', 'exists', tag]).status !== 0) {
     const r = spawnSync(path.join(h.ROOT, 'scripts', 'containers', 'build-image.sh'), [bin, tag], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`build-image.sh failed: ${r.stderr}`);
+    images.dropOtherKeys('agent', tag);
   }
   return tag;
 }
