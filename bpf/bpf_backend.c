@@ -69,7 +69,7 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		return;
 	bool complete = ws.end == UNWIND_COMPLETE;
 	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
-			    .process_name = p->name,
+			    .process_name = p->name, .container = p->container,
 			    .thread_role = thread_labels_role_id(&p->labels, (pid_t)rec->tid, rec->comm,
 								 r->frames + nk, n, complete),
 			    .frames = r->frames, .n = nk + n,

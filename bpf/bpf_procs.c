@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sampling/container_id.h"
 #include "../util/xalloc.h"
 
 void bpf_procs_init(struct bpf_procs *ps, struct intern *strings, const struct target_opts *to)
@@ -86,6 +87,7 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	 * processes opened before the sampler starts, as it puts them in the kernel's filter) */
 	cpu_mark_take(&p->run_mark, p->pid, p->samples);
 	p->period_mark = p->run_mark;
+	p->container = container_of_pid(ps->strings, p->pid);
 	p->open = true;
 	p->state = PROC_READY;
 	return true;

@@ -35,6 +35,7 @@ struct bpf_proc {
 	struct sample_walker walker;
 	struct thread_labels labels;
 	uint32_t name;        /* interned comm */
+	uint32_t container;   /* struct sample's: 0 or 1 + interned short container id */
 	bool exit_known;
 	int exit_status;      /* wait status, when exit_known */
 	unsigned long samples;

@@ -7,8 +7,6 @@
 
 #include "../sampling/diagnose.h"
 
-enum { CAP_SYS_ADMIN_BIT = 21, CAP_PERFMON_BIT = 38, CAP_BPF_BIT = 39 };
-
 static int sysctl_int(const char *path, int unknown)
 {
 	FILE *f = fopen(path, "re");
@@ -24,9 +22,14 @@ static int sysctl_int(const char *path, int unknown)
 void gather_bpf_facts(double rate_hz, struct bpf_facts *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->cap_bpf = have_capability(CAP_BPF_BIT);
-	f->cap_perfmon = have_capability(CAP_PERFMON_BIT);
-	f->cap_sys_admin = have_capability(CAP_SYS_ADMIN_BIT);
+	struct confinement c;
+	confinement_gather(&c);
+	f->cap_bpf = c.cap_bpf;
+	f->cap_perfmon = c.cap_perfmon;
+	f->cap_sys_admin = c.cap_sys_admin;
+	f->container = c.container;
+	f->seccomp_filter = c.seccomp_filter;
+	f->root = c.root;
 	f->unprivileged_bpf_disabled = sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled", -1);
 	f->perf_event_paranoid = sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9);
 	f->max_sample_rate = sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
@@ -37,6 +40,32 @@ void gather_bpf_facts(double rate_hz, struct bpf_facts *f)
 static bool refused(int err)
 {
 	return err == EPERM || err == EACCES;
+}
+
+/* In a container, a refused bpf() or perf_event_open: what it lacks, the flags that give it; false
+ * when v8walk runs in no container or the refusal is not about what a container withholds. */
+static bool container_refusal(const struct bpf_facts *f, int err, const char *call,
+			      struct strbuf *out)
+{
+	bool seccomp = f->seccomp_filter && !f->cap_sys_admin && (refused(err) || err == ENOSYS);
+	/* capabilities a container withheld from root, not a user's own lack of them */
+	unsigned caps = f->cap_sys_admin || !f->root
+				? 0
+				: (f->cap_perfmon ? 0 : NEED_PERFMON) | (f->cap_bpf ? 0 : NEED_BPF);
+	if (!f->container || !(refused(err) || err == ENOSYS) || !(seccomp || caps))
+		return false;
+	sb_add(out, "eBPF sampling is refused in this container: ");
+	if (caps)
+		sb_printf(out, "it lacks %s", caps == (NEED_PERFMON | NEED_BPF) ? "CAP_BPF and CAP_PERFMON"
+					      : caps == NEED_BPF                ? "CAP_BPF"
+										: "CAP_PERFMON");
+	if (seccomp)
+		sb_printf(out, "%sits seccomp profile refuses %s (a runtime's default allows it only with "
+			       "CAP_SYS_ADMIN)",
+			  caps ? ", and " : "", call);
+	sb_add(out, "; ");
+	container_flags_advice(caps | (seccomp ? NEED_SECCOMP : 0), out);
+	return true;
 }
 
 bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts *f,
@@ -54,6 +83,8 @@ bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 			    "(/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y), which this kernel lacks");
 		return false;
 	case BPF_STAGE_LOAD:
+		if (container_refusal(f, fail->err, "bpf()", out))
+			return true;
 		if (refused(fail->err) && !may_bpf) {
 			sb_printf(out, "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON");
 			if (f->unprivileged_bpf_disabled > 0)
@@ -68,6 +99,8 @@ bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 			  strerror(fail->err));
 		return false;
 	case BPF_STAGE_PERF_EVENT:
+		if (container_refusal(f, fail->err, "perf_event_open", out))
+			return true;
 		if (refused(fail->err)) {
 			sb_printf(out, "the kernel refused the cpu-clock perf events (%s): "
 				       "kernel.perf_event_paranoid is %d; run v8walk as root or with "

@@ -54,6 +54,11 @@ static bool label_option(const char *arg, struct export_options *x, struct strbu
 			sb_printf(why, "--label %s: v8walk fills that column itself", columns[i]);
 			return false;
 		}
+	if ((size_t)(eq - arg) == 9 && !strncmp(arg, "container", 9)) {
+		sb_add(why, "--label container: v8walk fills that label itself, from each process's "
+			    "cgroup");
+		return false;
+	}
 	if (x->nlabels == EXPORT_LABELS_MAX) {
 		sb_printf(why, "at most %d --label options besides service", EXPORT_LABELS_MAX);
 		return false;

@@ -13,7 +13,7 @@
 static void schema_usage(FILE *f)
 {
 	fprintf(f, "usage: v8walk schema [--cluster NAME] [--database DB] [--table PREFIX] [--ttl-days N]\n"
-		   "print the CREATE TABLE statements of v8walk's ClickHouse tables (PREFIX_stacks,\n"
+		   "print the CREATE DATABASE and CREATE TABLE statements of v8walk's ClickHouse tables (PREFIX_stacks,\n"
 		   "PREFIX_samples; default database `default`, prefix `v8walk`); with --cluster, local\n"
 		   "tables ON CLUSTER and Distributed tables over them; with --ttl-days, samples expire\n"
 		   "N days after their period (a TTL: ClickHouse 19.6 and later)\n");

@@ -85,8 +85,13 @@ size_t ch_schema_statements(const char *database, const char *prefix, const char
 	char ttl[64], stalls_ttl[64];
 	snprintf(ttl, sizeof(ttl), "TTL bucket + INTERVAL %u DAY", ttl_days);
 	snprintf(stalls_ttl, sizeof(stalls_ttl), "TTL time + INTERVAL %u DAY", ttl_days);
-	size_t n = table_statements(database, prefix, &ch_stacks_table, stacks_engine, NULL,
-				    "stack_hash", cluster, out);
+	sb_init(&out[0]);
+	sb_printf(&out[0], "CREATE DATABASE IF NOT EXISTS %s", database);
+	if (cluster)
+		sb_printf(&out[0], " ON CLUSTER %s", cluster);
+	size_t n = 1;
+	n += table_statements(database, prefix, &ch_stacks_table, stacks_engine, NULL,
+			      "stack_hash", cluster, out + n);
 	n += table_statements(database, prefix, &ch_samples_table, samples_engine,
 			      ttl_days ? ttl : NULL, "cityHash64(host)", cluster, out + n);
 	n += table_statements(database, prefix, &ch_stalls_table, stalls_engine,

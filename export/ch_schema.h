@@ -30,7 +30,7 @@
 
 #include "../util/strbuf.h"
 
-enum { CH_SCHEMA_MAX_STATEMENTS = 6 };
+enum { CH_SCHEMA_MAX_STATEMENTS = 7 };
 
 struct ch_column {
 	const char *name, *type; /* as system.columns names them */
@@ -45,9 +45,9 @@ struct ch_table {
 
 extern const struct ch_table ch_stacks_table, ch_samples_table, ch_stalls_table;
 
-/* The statements that create the tables if absent (cluster NULL: a single server; ttl_days > 0:
- * samples expire that many days after their bucket), each in out[i] (initialised here); returns
- * how many. */
+/* The statements that create the database and the tables if absent (cluster NULL: a single
+ * server; ttl_days > 0: samples expire that many days after their bucket), each in out[i]
+ * (initialised here); returns how many. */
 size_t ch_schema_statements(const char *database, const char *prefix, const char *cluster,
 			    unsigned ttl_days, struct strbuf out[CH_SCHEMA_MAX_STATEMENTS]);
 /* The whole DDL as text for `v8walk schema`: statements ending in ';', with comments. */

@@ -110,14 +110,15 @@ static void add_stack_row(struct period_batch *b, const struct profile *p, uint6
 	b->stack_ends[b->nstacks++] = b->stacks.len;
 }
 
-void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid);
+void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid, struct strview container);
 
 static void add_sample_row(struct period_batch *b, struct row_context *rc, const struct profile *p,
 			   const struct profile_thread *t, uint64_t hash, uint64_t count)
 {
 	struct strbuf *s = &b->samples;
 	rb_put_u32(s, b->bucket);
-	row_put_origin(s, rc, t->pid);
+	row_put_origin(s, rc, t->pid, t->container ? intern_view(p->strings, t->container - 1)
+						     : (struct strview){"", 0});
 	rb_put_u32(s, (uint32_t)t->pid);
 	rb_put_u32(s, (uint32_t)t->tid);
 	struct strview process = intern_view(p->strings, t->process_name);
@@ -216,15 +217,21 @@ void profile_stack_hashes(const struct profile *p, void (*fn)(void *ctx, uint64_
 	each_stack(p, give_hash, &h);
 }
 
-void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid)
+void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid, struct strview container)
 {
 	struct strview service = service_of(rc, pid);
 	rb_put_string(rows, rc->host, strlen(rc->host));
 	rb_put_string(rows, service.s, service.len);
-	rb_put_varuint(rows, rc->nlabels);
+	/* the --label options, then the process's container (sampling/container_id.h) */
+	bool contained = container.len != 0;
+	rb_put_varuint(rows, rc->nlabels + contained);
 	for (size_t i = 0; i < rc->nlabels; i++)
 		rb_put_string(rows, rc->labels[i].key, strlen(rc->labels[i].key));
-	rb_put_varuint(rows, rc->nlabels);
+	if (contained)
+		rb_put_string(rows, "container", strlen("container"));
+	rb_put_varuint(rows, rc->nlabels + contained);
 	for (size_t i = 0; i < rc->nlabels; i++)
 		rb_put_string(rows, rc->labels[i].value, strlen(rc->labels[i].value));
+	if (contained)
+		rb_put_string(rows, container.s, container.len);
 }

@@ -1,7 +1,9 @@
 /* period_rows.h — one period's aggregation (profile.h) as ClickHouse rows: every distinct stack
  * once (stack_hash, frames) and one samples row per (process, thread, stack) with its count, in
  * RowBinary (rowbinary.h) in the column order of ch_schema.h. The service of each process is
- * looked up once per pid and period (service_name.h: a pid may be reused between periods). */
+ * looked up once per pid and period (service_name.h: a pid may be reused between periods); a
+ * process in a container gets the label container=ID (its short id, as its sampler found it)
+ * after the --label ones. */
 #ifndef V8WALK_PERIOD_ROWS_H
 #define V8WALK_PERIOD_ROWS_H
 
@@ -60,7 +62,8 @@ void period_batch_fill(struct period_batch *b, struct row_context *rc, const str
 void profile_stack_hashes(const struct profile *p, void (*fn)(void *ctx, uint64_t hash, uint64_t count),
 			  void *ctx);
 /* Where a row comes from, as the samples and stalls tables begin after their time: the agent's
- * host, the process's service (as its sample rows name it this period) and the agent's labels. */
-void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid);
+ * host, the process's service (as its sample rows name it this period), the agent's labels and
+ * the process's container as the label `container` (container.len 0: in none). */
+void row_put_origin(struct strbuf *rows, struct row_context *rc, pid_t pid, struct strview container);
 
 #endif

@@ -36,7 +36,8 @@ void stall_row_add(struct strbuf *rows, struct row_context *rc, const struct int
 {
 	rb_put_u32(rows, (uint32_t)(start_unix_ms / 1000));
 	rb_put_u64(rows, (uint64_t)start_unix_ms);
-	row_put_origin(rows, rc, r->pid);
+	row_put_origin(rows, rc, r->pid, r->container ? intern_view(strings, r->container - 1)
+						      : (struct strview){"", 0});
 	rb_put_u32(rows, (uint32_t)r->pid);
 	rb_put_u32(rows, (uint32_t)r->pid); /* the main thread's */
 	put_name(rows, strings, r->process_name);

@@ -139,6 +139,7 @@ static uint32_t thread_of(struct profile *p, const struct sample *s)
 	t->tid = s->tid;
 	t->process_name = s->process_name;
 	t->role = s->thread_role;
+	t->container = s->container;
 	uint32_t proc = child(p, 0, (uint32_t)s->pid, PNODE_PROCESS, i);
 	t->node = child(p, proc, (uint32_t)s->tid, PNODE_THREAD, i);
 	u64map_put(&p->thread_index, key, i);
@@ -214,6 +215,8 @@ void profile_node_text(const struct profile *p, uint32_t node, bool annotate, st
 	const struct profile_thread *t = profile_node_thread(p, node);
 	if (nd->frame == PNODE_PROCESS) {
 		append_sanitized(out, intern_get(p->strings, t->process_name), intern_len(p->strings, t->process_name));
+		if (t->container)
+			sb_printf(out, " [container=%s]", intern_get(p->strings, t->container - 1));
 		sb_printf(out, " (%d)", (int)t->pid);
 	} else if (nd->frame == PNODE_THREAD) {
 		append_sanitized(out, intern_get(p->strings, t->role), intern_len(p->strings, t->role));

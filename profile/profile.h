@@ -39,6 +39,7 @@ struct profile_thread {
 	pid_t pid, tid;
 	uint32_t process_name; /* interned comm */
 	uint32_t role;         /* interned; the latest the sampler gave */
+	uint32_t container;    /* as in struct sample: 0 = none, else 1 + interned short id */
 	uint32_t node;         /* its thread node */
 	uint64_t samples;
 	/* the thread's latest stack: the next one shares most of it (the outer frames of a
@@ -123,7 +124,8 @@ void profile_add_weighted(struct profile *p, const struct sample *s, uint64_t we
 void profile_sink(void *ctx, const struct sample *s);
 /* The thread a node belongs to (root sentinel: NULL). */
 const struct profile_thread *profile_node_thread(const struct profile *p, uint32_t node);
-/* Append a node's text: a frame (frame_text.h), or a root label "comm (pid)" / "role (tid)". */
+/* Append a node's text: a frame (frame_text.h), or a root label "comm (pid)" / "role (tid)"; a
+ * process in a container is "comm [container=ID] (pid)". */
 void profile_node_text(const struct profile *p, uint32_t node, bool annotate, struct strbuf *out);
 /* The thread `spec` names: a tid, or a role ("main", "worker"…; the first such thread); NULL
  * spec: the first main thread (or the first thread). -1 when none matches. */

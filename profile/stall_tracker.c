@@ -163,6 +163,7 @@ void stall_tracker_sample(struct stall_tracker *t, const struct sample *s, uint6
 {
 	struct open_stall *o = open_for(t, s->pid, start_ns);
 	o->r.process_name = s->process_name;
+	o->r.container = s->container;
 	o->r.samples++;
 	profile_add(&o->prof, s);
 	int named;

@@ -29,6 +29,7 @@ struct stall_fn_count {
 struct stall_report {
 	pid_t pid;
 	uint32_t process_name;    /* interned */
+	uint32_t container;       /* as struct sample's: 0, or 1 + interned short container id */
 	uint64_t start_ns;        /* CLOCK_MONOTONIC: when the iteration began (or sampling did) */
 	uint64_t duration_ns;     /* how long it ran (or had run when sampling ended) */
 	bool began_before;        /* it ran already when sampling began: at least this long */

@@ -165,6 +165,8 @@ static void add_sample(struct pprof *pp, uint32_t leaf, uint32_t *frames, uint64
 	label(pp, &s, "tid", NULL, t->tid);
 	label(pp, &s, "thread", intern_get(p->strings, t->role), 0);
 	label(pp, &s, "process", intern_get(p->strings, t->process_name), 0);
+	if (t->container)
+		label(pp, &s, "container", intern_get(p->strings, t->container - 1), 0);
 	pb_msg(&pp->samples, 2, &s);
 	pb_free(&s);
 }

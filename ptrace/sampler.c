@@ -10,6 +10,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "../sampling/container_id.h"
 #include "../util/clock.h"
 #include "../util/loop_wait.h"
 #include "../util/xalloc.h"
@@ -68,6 +69,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	maps_refresh_init(&s->maps_fresh, MAPS_REFRESH_NS);
 	s->pid = pid;
 	s->process_name = intern_str(strings, comm);
+	s->container = container_of_pid(strings, pid);
 }
 
 /* Forget the captured samples still queued. */
@@ -397,6 +399,7 @@ static void deliver_queue(struct sampler *s)
 		if (c->ws.js_frames == 0)
 			s->st.no_js += w;
 		struct sample sm = {.pid = s->pid, .tid = c->tid, .process_name = s->process_name,
+				    .container = s->container,
 				    .thread_role = role_of(s, tracer_thread(s->tr, c->tid), c),
 				    .frames = c->frames, .n = c->n};
 		/* a stop that came ticks late stands for each of them (the thread waited for a CPU

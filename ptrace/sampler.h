@@ -93,6 +93,7 @@ struct sampler {
 	struct sampler_stats st;
 	pid_t pid;
 	uint32_t process_name; /* interned comm */
+	uint32_t container;    /* struct sample's: 0 or 1 + interned short container id */
 	struct jitter rng;     /* the ticks' intervals */
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;

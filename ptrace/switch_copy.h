@@ -58,7 +58,7 @@ struct switch_ring; /* one thread's event and ring */
 
 struct switch_copy {
 	bool on;              /* records are asked for */
-	char why_off[192];    /* why not, for the summary ("" when on) */
+	char why_off[384];    /* why not, for the summary ("" when on) */
 	pid_t pid;
 	uint32_t stack_bytes; /* asked per record (the kernel may copy less: its record size limit) */
 	size_t page_size;

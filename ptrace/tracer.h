@@ -54,7 +54,7 @@ struct tracer {
 	void *cb_ctx;
 	unsigned long signals_forwarded, group_stops, threads_seen;
 	unsigned long rings_open; /* threads whose state ticks read from their switch records */
-	char ring_why[192];       /* why the first ring that could not be opened was not ("": none) */
+	char ring_why[384];       /* why the first ring that could not be opened was not ("": none) */
 	int fd_ceiling;           /* per-thread files are not kept at or above this descriptor */
 	unsigned long threads_blind; /* seen with neither switch records nor a stat file: never sampled */
 	int blind_errno;             /* why the first of them had no stat file */

@@ -12,8 +12,6 @@
 
 #include "../util/proc_status.h"
 
-enum { CAP_SYS_PTRACE_BIT = 19 };
-
 bool process_exists(pid_t pid)
 {
 	char fn[64];
@@ -35,15 +33,6 @@ void process_comm(pid_t pid, char *buf, size_t cap)
 	fclose(f);
 }
 
-bool have_capability(int cap)
-{
-	char v[64];
-	if (!proc_status_field("self", "CapEff", v, sizeof(v)))
-		return geteuid() == 0;
-	unsigned long long caps = strtoull(v, NULL, 16);
-	return (caps >> cap) & 1;
-}
-
 static int yama_scope(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
@@ -54,23 +43,6 @@ static int yama_scope(void)
 		v = -1;
 	fclose(f);
 	return v;
-}
-
-bool in_container(void)
-{
-	if (access("/.dockerenv", F_OK) == 0 || access("/run/.containerenv", F_OK) == 0)
-		return true;
-	FILE *f = fopen("/proc/1/cgroup", "re");
-	if (!f)
-		return false;
-	char line[512];
-	bool yes = false;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "docker") || strstr(line, "kubepods") || strstr(line, "containerd") ||
-		    strstr(line, "libpod"))
-			yes = true;
-	fclose(f);
-	return yes;
 }
 
 static bool is_descendant(pid_t pid)
@@ -130,7 +102,7 @@ void gather_access_facts(pid_t pid, int err, struct access_facts *f)
 	f->target_uid = proc_status_field(who, "Uid", v, sizeof(v)) ? (long)strtoul(v, NULL, 10) : -1;
 	f->our_uid = (long)geteuid();
 	f->descendant = is_descendant(pid);
-	f->container = in_container();
+	f->container = confinement_in_container();
 	own_executable(f->self_exe, sizeof(f->self_exe));
 }
 

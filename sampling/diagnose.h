@@ -10,13 +10,10 @@
 #include <sys/types.h>
 
 #include "../util/strbuf.h"
+#include "confinement.h"
 
 /* Does the process exist? */
 bool process_exists(pid_t pid);
-/* Is capability number `cap` in v8walk's own effective set? */
-bool have_capability(int cap);
-/* Does v8walk run inside a container (docker, podman, containerd, Kubernetes)? */
-bool in_container(void);
 /* v8walk's own executable, for the setcap line ("v8walk" when /proc/self/exe is unreadable). */
 void own_executable(char *buf, size_t cap);
 /* " `sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep EXE`": what gives a v8walk binary the

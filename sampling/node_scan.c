@@ -5,11 +5,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../symtab/elf_image.h"
 #include "../symtab/maps.h"
+#include "../util/safe_open.h"
 #include "../v8/runtime.h"
 
 void node_scan_init(struct node_scan *ns)
@@ -22,25 +22,34 @@ void node_scan_free(struct node_scan *ns)
 	u64map_free(&ns->verdict);
 }
 
-/* Is the file mapped at m (seen through /proc/PID/map_files) a V8 module? */
+/* Is the file mapped at m a V8 module? It is opened by its path inside the process's root, and
+ * must be the file the maps name (device and inode); a file replaced or deleted since, through
+ * /proc/PID/map_files. (map_files alone would not do: opening its links takes CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE, which an agent in a container does not have.) Files that cannot be
+ * opened now are tried again at the next scan. */
 static bool module_has_v8(struct node_scan *ns, pid_t pid, const struct mapping *m)
 {
-	char path[128];
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid, (unsigned long)m->start,
-		 (unsigned long)m->end);
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return false;
-	uint64_t key = u64_hash((uint64_t)st.st_dev * 0x9e3779b97f4a7c15ULL ^ (uint64_t)st.st_ino) | 1;
+	uint64_t key = u64_hash(m->dev * 0x9e3779b97f4a7c15ULL ^ m->inode) | 1;
 	uint64_t v;
-	if (u64map_get(&ns->verdict, key, &v))
+	if (m->inode && u64map_get(&ns->verdict, key, &v))
 		return v == 2;
+	char root[64], path[128];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	struct file_expect ex = {.root = root, .ino = m->inode, .dev = m->dev};
 	const char *err = NULL;
-	struct elf_image *img = elf_image_open(path, &err);
-	bool yes = img && v8_image_has_v8(img);
-	if (img)
-		elf_image_close(img);
-	u64map_put(&ns->verdict, key, yes ? 2 : 1);
+	struct elf_image *img = m->deleted ? NULL : elf_image_open_as(m->path, &ex, &err);
+	if (!img) {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%lx-%lx", (int)pid,
+			 (unsigned long)m->start, (unsigned long)m->end);
+		ex = (struct file_expect){.ino = m->inode, .dev = m->dev, .follow = true};
+		img = elf_image_open_as(path, &ex, &err);
+	}
+	if (!img)
+		return false;
+	bool yes = v8_image_has_v8(img);
+	elf_image_close(img);
+	if (m->inode)
+		u64map_put(&ns->verdict, key, yes ? 2 : 1);
 	return yes;
 }
 

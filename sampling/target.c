@@ -12,7 +12,7 @@ bool live_target_open(struct live_target *t, pid_t pid, const struct target_opts
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	if (!process_exists(pid)) {
-		explain_no_process(pid, in_container(), msg);
+		explain_no_process(pid, confinement_in_container(), msg);
 		return false;
 	}
 	process_comm(pid, t->comm, sizeof(t->comm));

@@ -223,6 +223,24 @@ chTest('--stalls with --export: each stall a row of its own; report --stalls dra
   assert.match(listed[0], /slowsvc \(\d+\): JS \d+%.*busyLoop \(/, 'the longest first');
 });
 
+chTest('--create-schema against a server without the URL\'s database: the database is created too', async (t) => {
+  const s = await singleServer();
+  const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'fresh' } });
+  t.after(() => fx.stop());
+  const db = `fresh_${process.pid}`;
+  assert.strictEqual((await s.query(`SELECT count() FROM system.databases WHERE name = '${db}'`)).trim(), '0');
+  const without = await h.runV8walk(['--pid', String(fx.pid), '--duration', '1', '--export', s.url(`${db}.v8walk`),
+    '--spool', path.join(fs.mkdtempSync(path.join(tmp, 'fresh-')), 'spool')]);
+  assert.strictEqual(without.code, 1, without.stderr);
+  assert.match(without.stderr, new RegExp(`there is no table ${db}\\.v8walk_stacks \\(create it with --create-schema`), 'without --create-schema: one line');
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--duration', '2', '--export', s.url(`${db}.v8walk`), '--create-schema',
+    '--spool', path.join(fs.mkdtempSync(path.join(tmp, 'fresh-')), 'spool')]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual((await s.query(`SELECT count() FROM system.databases WHERE name = '${db}'`)).trim(), '1');
+  const n = Number((await s.query(`SELECT sum(count) FROM ${db}.v8walk_samples WHERE service = 'fresh'`)).trim());
+  assert.ok(n > 0, `samples in ${db}.v8walk_samples: ${n}`);
+});
+
 chTest('ClickHouse killed for two periods and restarted: the periods wait in the spool and nothing is lost', async (t) => {
   const s = await singleServer();
   const fx = await h.startFixture('chain.js', { env: { V8WALK_SERVICE: 'spooled' } });
@@ -338,7 +356,8 @@ chTest('two shards behind Distributed tables: report returns the union; one agen
   assert.strictEqual(ddl.code, 0, ddl.stderr);
   const statements = ddl.stdout.replace(/^--.*$/mg, '').split(';').map((x) => x.trim()).filter(Boolean)
     .map((x) => x.replace(' ON CLUSTER two', ''));
-  assert.strictEqual(statements.length, 6); // stacks, samples, stalls: local and Distributed each
+  assert.strictEqual(statements.length, 7); // the database; stacks, samples, stalls: local and Distributed each
+  assert.strictEqual(statements[0], 'CREATE DATABASE IF NOT EXISTS fleet', 'the database first');
   for (const s of [a, b]) {
     await s.query('CREATE DATABASE IF NOT EXISTS fleet');
     for (const q of statements) await s.query(q);

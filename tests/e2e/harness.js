@@ -58,8 +58,8 @@ function nodeVersion() {
 }
 
 // The control protocol (fixtures/lib/control.js) over a child's stdin/stdout; resolves with the
-// fixture once it printed its {"ready": true, …} line.
-function controlled(child, name, running = () => child.exitCode === null && child.signalCode === null) {
+// fixture once it printed its {"ready": true, …} line (within readyMs).
+function controlled(child, name, running = () => child.exitCode === null && child.signalCode === null, readyMs = 30000) {
   const rl = readline.createInterface({ input: child.stdout });
   const waiters = [];
   const messages = [];
@@ -108,7 +108,7 @@ function controlled(child, name, running = () => child.exitCode === null && chil
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
-  return next((m) => m.ready).then((r) => { fixture.ready = r; return fixture; });
+  return next((m) => m.ready, readyMs).then((r) => { fixture.ready = r; return fixture; });
 }
 
 // Start a fixture (under NODE, or another node binary); resolves once it is ready.
@@ -301,5 +301,5 @@ function hasChain(frames, chain) {
 module.exports = {
   ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, firstNodeTest, nodeVersion, startFixture,
   startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, mainPause, parseFolded, parseJsFrame, procState, threadStates, cpuTimes, cpuTicks, samplesFloor,
-  tracerPid, tracedBy, attached, waitFor, sleep, hasChain,
+  tracerPid, tracedBy, attached, waitFor, sleep, hasChain, controlled,
 };

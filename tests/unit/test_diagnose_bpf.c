@@ -78,3 +78,47 @@ Test(diagnose_bpf, attach)
 	struct bpf_facts f = root();
 	cr_assert(strstr(explain(BPF_STAGE_ATTACH, EINVAL, &f), "5.17"));
 }
+
+/* root in a podman container with its default seccomp profile: no CAP_BPF, CAP_PERFMON or
+ * CAP_SYS_ADMIN (read off the container tests here) */
+Test(diagnose_bpf, container_default)
+{
+	struct bpf_facts f = root();
+	f.cap_bpf = f.cap_perfmon = f.cap_sys_admin = false;
+	f.container = f.seccomp_filter = f.root = true;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
+			 "eBPF sampling is refused in this container: it lacks CAP_BPF and CAP_PERFMON, and its "
+			 "seccomp profile refuses bpf() (a runtime's default allows it only with CAP_SYS_ADMIN); "
+			 "start it with --cap-add PERFMON,BPF --security-opt seccomp=unconfined (Kubernetes: "
+			 "securityContext capabilities.add [PERFMON, BPF], seccompProfile.type Unconfined)");
+	/* given the capabilities, the profile alone */
+	f.cap_bpf = f.cap_perfmon = true;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
+			 "eBPF sampling is refused in this container: its seccomp profile refuses bpf() (a "
+			 "runtime's default allows it only with CAP_SYS_ADMIN); start it with --security-opt "
+			 "seccomp=unconfined (Kubernetes: securityContext seccompProfile.type Unconfined)");
+	/* unconfined, without the capabilities */
+	f.cap_bpf = f.cap_perfmon = false;
+	f.seccomp_filter = false;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &f),
+			 "eBPF sampling is refused in this container: it lacks CAP_BPF and CAP_PERFMON; start it "
+			 "with --cap-add PERFMON,BPF (Kubernetes: securityContext capabilities.add [PERFMON, BPF])");
+	/* the perf events' stage */
+	f.cap_bpf = true;
+	f.seccomp_filter = true;
+	cr_assert(strstr(explain(BPF_STAGE_PERF_EVENT, EPERM, &f), "it lacks CAP_PERFMON, and its seccomp profile refuses perf_event_open"));
+	/* a verifier's refusal in a container with everything is not about the container */
+	f.cap_sys_admin = true;
+	cr_assert(strstr(explain(BPF_STAGE_LOAD, EINVAL, &f), "V8WALK_BPF_DEBUG=1"));
+	/* outside a container, the host's words */
+	struct bpf_facts h = root();
+	h.cap_bpf = h.cap_perfmon = h.cap_sys_admin = false;
+	cr_assert(strstr(explain(BPF_STAGE_LOAD, EPERM, &h), "run v8walk with sudo"));
+	/* a user without the capabilities where a container's marker is (a machine image made from a
+	 * container image keeps /.dockerenv), no seccomp filter: the host's words too */
+	h.container = true;
+	cr_assert_str_eq(explain(BPF_STAGE_LOAD, EPERM, &h), "eBPF sampling needs root, or CAP_BPF and CAP_PERFMON "
+							     "(kernel.unprivileged_bpf_disabled is 2); run v8walk with sudo, or give "
+							     "it the capabilities: `sudo setcap cap_sys_ptrace,cap_perfmon,cap_bpf+ep "
+							     "/opt/v8walk/bin/v8walk`");
+}

@@ -606,7 +606,8 @@ Test(export, schema_ttl_goes_on_the_samples_and_stalls_merge_trees_only)
 {
 	struct strbuf st[CH_SCHEMA_MAX_STATEMENTS];
 	size_t n = ch_schema_statements("db", "v8walk", "two", 30, st);
-	cr_assert_eq(n, 6);
+	cr_assert_eq(n, 7);
+	cr_assert_str_eq(st[0].s, "CREATE DATABASE IF NOT EXISTS db ON CLUSTER two", "the database first");
 	int with_ttl = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (strstr(st[i].s, "TTL bucket + INTERVAL 30 DAY")) {
@@ -623,8 +624,52 @@ Test(export, schema_ttl_goes_on_the_samples_and_stalls_merge_trees_only)
 	}
 	cr_expect_eq(with_ttl, 2);
 	n = ch_schema_statements("db", "v8walk", NULL, 0, st);
+	cr_assert_eq(n, 4);
+	cr_assert_str_eq(st[0].s, "CREATE DATABASE IF NOT EXISTS db");
 	for (size_t i = 0; i < n; i++) {
 		cr_expect_null(strstr(st[i].s, "TTL"), "%s", st[i].s);
 		sb_free(&st[i]);
 	}
+}
+
+/* a process in a container: its samples rows carry container=ID after the --label ones, a host
+ * process's do not; the folded root names the container */
+Test(export, container_label_on_sample_rows)
+{
+	struct intern strings;
+	struct profile p, unused;
+	two_profiles(&strings, &p, &unused);
+	struct frame f;
+	frame_parse(&strings, "leaf (/a.js:3)_[j]", 18, &f);
+	struct sample in = {.pid = 4242, .tid = 4242, .process_name = intern_str(&strings, "node"),
+			    .thread_role = intern_str(&strings, "main"),
+			    .container = intern_str(&strings, "3ad56695c0c8") + 1, .frames = &f, .n = 1};
+	struct sample host = in;
+	host.pid = host.tid = 4343;
+	host.container = 0;
+	profile_add(&p, &in);
+	profile_add(&p, &host);
+	struct row_context rc;
+	row_context_init(&rc, NULL, 99);
+	rc.labels[0] = (struct export_label){.key = "env", .value = "prod"};
+	rc.nlabels = 1;
+	struct period_batch b;
+	period_batch_init(&b);
+	period_batch_fill(&b, &rc, &p, 1000);
+	cr_assert_eq(b.rows, 2);
+	static const char contained[] = "\x02\x03" "env" "\x09" "container" "\x02\x04" "prod" "\x0c" "3ad56695c0c8";
+	static const char plain[] = "\x01\x03" "env" "\x01\x04" "prod" "\xf7\x10\x00\x00"; /* pid 4343 */
+	cr_assert(memmem(b.samples.s, b.samples.len, contained, sizeof(contained) - 1), "the container's row");
+	cr_assert(memmem(b.samples.s, b.samples.len, plain, sizeof(plain) - 1), "the host process's row: no container label");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	cr_assert_eq(write_folded(&p, &(struct write_opts){0}, out), 0);
+	fclose(out);
+	cr_assert(strstr(text, "node [container=3ad56695c0c8] (4242);"), "%s", text);
+	cr_assert(strstr(text, "node (4343);"), "%s", text);
+	free(text);
+	period_batch_free(&b);
+	row_context_free(&rc);
+	two_profiles_free(&strings, &p, &unused);
 }

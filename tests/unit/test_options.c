@@ -166,6 +166,7 @@ static const struct resolution resolutions[] = {
     {"--pid 42 --export mysql://h/db", 0, 0, "--export mysql://h/db: the address must start with"},
     {"--pid 42 --export clickhouse://h/db --label =x", 0, 0, "--label needs KEY=VALUE"},
     {"--pid 42 --export clickhouse://h/db --label host=a", 0, 0, "--label host: v8walk fills that column"},
+    {"--pid 42 --export clickhouse://h/db --label container=a", 0, 0, "--label container: v8walk fills that label itself"},
     {"--pid 42 --export clickhouse://h/db --spool-max-mb 0", 0, 0, "--spool-max-mb needs a size in MiB"},
     /* combinations (options_conflict, through parse_options) */
     {"--core core --raw", 0, 0, "--text and --raw (--format) shape a sampled profile"},

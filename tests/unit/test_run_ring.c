@@ -6,6 +6,7 @@
  * needs perf events on another process (root, or CAP_PERFMON and ptrace access): without them it
  * says so and is skipped. */
 #include <criterion/criterion.h>
+#include <sys/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -89,12 +90,18 @@ static void sleep_ms(int ms)
  * comes; then waits for bytes, spinning 20 ms after each. */
 static void child(int go, int wake)
 {
+	/* gone with the test, should an assertion end it first (it would spin on, holding the
+	 * runner's output) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	char c;
 	for (;;) {
 		spin_ms(5);
 		sleep_ms(1);
-		if (read(go, &c, 1) == 1)
+		ssize_t n = read(go, &c, 1);
+		if (n == 1)
 			break;
+		if (n == 0) /* the test's end of the pipe is closed */
+			_exit(0);
 	}
 	for (;;) {
 		if (read(wake, &c, 1) != 1)
