@@ -31,9 +31,10 @@
 // binary) once more for S s, marked "S s": its CPU½ and reads½ (the second half of --duration) are
 // then a steady state well past attaching, where a PHASE_S phase's are its seconds 3 to 6.
 // Then, with BENCH_TPUT_PAIRS=N (default 8; 0: none), the throughput ratio measured closely: for
-// each of BENCH_TPUT_CONFIGS (default "ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999";
-// "ptrace:99:B": by the BENCH_COMPARE binary; "floork:999": the floor probe copying as v8walk does,
-// what the stops alone cost), N pairs of phases of BENCH_TPUT_PHASE_S s (default: the
+// each of BENCH_TPUT_CONFIGS (default "ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999
+// stalls:100"; "ptrace:99:B": by the BENCH_COMPARE binary; "floork:999": the floor probe copying as
+// v8walk does, what the stops alone cost; "stalls:100": --stalls 100, the loop watched and nothing
+// sampled unless it stalls), N pairs of phases of BENCH_TPUT_PHASE_S s (default: the
 // workload's pairPhaseS, else 3: longer for a target whose own rate swings over seconds)
 // — unprofiled and profiled, back to back, the order alternating from pair to pair — and per pair
 // the ratio of their throughputs (and the server's p99 latency): the mean and its 95 % confidence
@@ -74,10 +75,12 @@ const LONG_S = Number(process.env.BENCH_LONG_S ?? (QUICK ? 0 : 20));
 const TPUT_PAIRS = Number(process.env.BENCH_TPUT_PAIRS ?? (QUICK ? 0 : 8));
 const TPUT_PHASE_S = Number(process.env.BENCH_TPUT_PHASE_S || 0); // 0: the workload's pairPhaseS, else 3
 const pairPhaseS = (w) => TPUT_PHASE_S || w.pairPhaseS || 3;
-const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999').split(/\s+/).filter(Boolean)
+const TPUT_CONFIGS = (process.env.BENCH_TPUT_CONFIGS || 'ptrace:99 burn:99 ptrace:999 burn:999 bpf:99 bpf:999 stalls:100').split(/\s+/).filter(Boolean)
   .map((c) => {
     const [tool, hz, b] = c.split(':'); // "ptrace:99:B": run by BENCH_COMPARE's binary
     if (tool === 'floork') return { tool: 'floor', kernelCopy: true, hz: Number(hz), name: `floor k ${hz} Hz` };
+    // "stalls:100": --stalls 100 (the event loop watched, nothing sampled unless it stalls)
+    if (tool === 'stalls') return { tool, stallsMs: Number(hz), hz: 997, name: `stalls ${hz} ms` };
     return b === 'B' && COMPARE ? { tool, hz: Number(hz), bin: COMPARE, name: `${tool} ${hz} Hz [B]` } : { tool, hz: Number(hz), name: `${tool} ${hz} Hz` };
   });
 const OUT = path.join(ROOT, 'build', 'bench', 'real_cost.json');
@@ -152,6 +155,7 @@ async function startServerTarget(w) {
 function profilerArgs(config, pid, seconds) {
   if (config.tool === 'burn') return [CPU_BURN, [String(config.hz), String(config.percent), String(seconds)]];
   if (config.tool === 'floor') return [FLOOR_PROBE, [...(config.kernelCopy ? ['--kernel-copy'] : []), String(pid), String(config.hz), String(seconds)]];
+  if (config.tool === 'stalls') return [config.bin || V8WALK, ['--mode', 'bpf', '--pid', String(pid), '--stalls', String(config.stallsMs), '--duration', String(seconds), '-o', '/dev/null']];
   const limit = config.limitUs ? ['--stack-copy', 'read', '--stop-limit-us', String(config.limitUs)] : config.readCopy ? ['--stack-copy', 'read'] : [];
   const onCpu = config.onCpu ? ['--on-cpu'] : [];
   return [config.bin || V8WALK, ['--mode', config.tool, '--pid', String(pid), '--rate', String(config.hz), '--duration', String(seconds), ...limit, ...onCpu, '--raw', '-o', '/dev/null']];

@@ -1,9 +1,9 @@
 #!/bin/sh
 # run-e2e.sh — the end-to-end suite: real v8walk against real node processes. With
-# NODE_UNDER_TEST set, against that one node; otherwise against every line of the version matrix
-# (official binaries fetched and verified by scripts/fetch-node.sh) and Debian's node built as a
-# shared library (scripts/fetch-debian-node.sh); then docs/support.md's support table is regenerated
-# from the results. On each node the suite runs once per sampler (V8WALK_MODE=ptrace, then bpf;
+# NODE_UNDER_TEST set, against that one node; otherwise against the lines E2E_LINES names (see
+# below: official binaries fetched and verified by scripts/fetch-node.sh) and Debian's node built
+# as a shared library (scripts/fetch-debian-node.sh); after the whole matrix, docs/support.md's
+# support table is regenerated from the results. On each node the suite runs once per sampler (V8WALK_MODE=ptrace, then bpf;
 # V8WALK_MODES="ptrace" runs fewer): every sampling run uses that mode, tests that belong to one
 # sampler run in its pass only, and the files that never sample (cores, --version-info, --dump)
 # run in the ptrace pass only, as does the stop limit (a ptrace option). The harness itself runs
@@ -59,14 +59,31 @@ if [ -n "${NODE_UNDER_TEST:-}" ]; then
 	exit $status
 fi
 
+# E2E_LINES=ci (what `make check` runs): the system's node, the oldest and the newest official
+# lines, and Debian's libnode; =all (`make check-matrix`): every line of the matrix and libnode,
+# and the support table (docs/support.md) is written from the results.
 rm -rf build/matrix
+lines=${E2E_LINES:-all}
 order=0
-for v in $(scripts/fetch-node.sh --list); do
+if [ "$lines" = ci ]; then
+	order=1
+	sys=$(command -v node)
+	run_suite "Node $("$sys" --version | sed 's/^v//') (this machine's node)" "$sys" "" $order
+	set -- $(scripts/fetch-node.sh --list)
+	versions="$1"
+	shift $(($# - 1))
+	versions="$versions $1"
+else
+	versions=$(scripts/fetch-node.sh --list)
+fi
+for v in $versions; do
 	order=$((order + 1))
 	run_suite "Node $v (official)" "$(scripts/fetch-node.sh "$v")" "" $order
 done
 set -- $(scripts/fetch-debian-node.sh)
 run_suite "Node $(LD_LIBRARY_PATH=$2 "$1" --version | sed 's/^v//') (Debian, libnode.so)" "$1" "$2" 99
-node scripts/support-table.js || status=1
+if [ "$lines" = all ]; then
+	node scripts/support-table.js || status=1
+fi
 node scripts/e2e-failures.js "$E2E_RESULTS"
 exit $status
