@@ -18,6 +18,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "../util/loop_wait.h"
+#include "bpf_regs.h"
 #include "sample_record.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -245,9 +246,8 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 	BPF_CORE_READ_STR_INTO(&rec->comm, task, comm);
 	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
 		return false;
-	rec->fs_base = BPF_CORE_READ(task, thread.fsbase);
 
-	__u64 sp = BPF_CORE_READ(uregs, sp), fp = BPF_CORE_READ(uregs, bp);
+	__u64 sp = V8W_UREGS_SP(uregs), fp = V8W_UREGS_FP(uregs);
 	__u32 off = 0;
 	__u32 want = top_bytes;
 	__u32 got = copy_user_pages(s, &off, sp, want, V8W_RANGE_TOP);
@@ -290,7 +290,7 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 	if (!capture(s, bpf_get_current_task_btf(), tgid, tid, bpf_ktime_get_ns()))
 		return 0;
 	struct v8w_record *rec = &s->rec;
-	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
+	if (V8W_CTX_IN_KERNEL(ctx))
 		rec->flags |= V8W_F_KERNEL_MODE;
 	if (kernel_stacks && (rec->flags & V8W_F_KERNEL_MODE)) {
 		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
@@ -339,7 +339,7 @@ static __always_inline bool main_thread_sleep(struct task_struct *prev, __u32 tg
 	if (tid != tgid)
 		return false;
 	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	long nr = BPF_CORE_READ(uregs, orig_ax);
+	long nr = V8W_UREGS_SYSCALL(uregs);
 	return !syscall_is_loop_wait(nr);
 }
 

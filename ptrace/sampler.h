@@ -93,6 +93,8 @@ struct sampler {
 	pid_t pid;
 	uint32_t process_name; /* interned comm */
 	uint64_t rng;          /* xorshift state for jitter */
+	uint64_t pac_mask;     /* of its return addresses (mem/regs.h), read at its first stop */
+	bool pac_known;
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;
 	/* what each stop copied, waiting to be decoded once its thread runs again */

@@ -94,8 +94,8 @@ Test(core, notes_threads_process_files_auxv)
 	open_ok(&cf, core_path("c"));
 	cr_assert_eq(cf.nthreads, 2);
 	cr_assert_eq(cf.threads[0].tid, 100);
-	cr_assert_eq(cf.threads[0].regs[16], 0x401234); /* rip */
-	cr_assert_eq(cf.threads[0].regs[19], 0x7ffd0000); /* rsp */
+	cr_assert_eq(cf.threads[0].regs[ARCH_PRSTATUS_PC], 0x401234);
+	cr_assert_eq(cf.threads[0].regs[ARCH_PRSTATUS_SP], 0x7ffd0000);
 	cr_assert_eq(cf.threads[0].signo, 6);
 	cr_assert_eq(cf.threads[1].tid, 101);
 	cr_assert_eq(cf.threads[1].signo, 0);

@@ -179,9 +179,9 @@ Test(perfmap, unknown_jit_frames_are_named_in_stage_two)
 	memcpy(fh_ptr(&fh, fp + 8), &v, 8);
 	struct regset r;
 	memset(&r, 0, sizeof(r));
-	reg_set(&r, DW_RIP, 0x7000040);
-	reg_set(&r, DW_RSP, lo + 512);
-	reg_set(&r, DW_RBP, fp);
+	reg_set(&r, REG_PC, 0x7000040);
+	reg_set(&r, REG_SP, lo + 512);
+	reg_set(&r, REG_FP, fp);
 	struct stack_bounds b = {lo, lo + 8192};
 	struct frame out[8];
 	struct walk_stats ws;
