@@ -274,8 +274,14 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 /* The bytes of a captured sample that go out: the record and its ranges. */
 static __always_inline __u64 sample_size(const struct v8w_sample *s)
 {
-	__u64 size = sizeof(s->rec) + (__u64)s->rec.mem_len;
-	return size > sizeof(*s) ? sizeof(*s) : size;
+	/* the ranges' length bounded first, in the register the sum is made from: clang may
+	 * otherwise compare mem_len and add to a copy made before, which the verifier cannot bound
+	 * (it did with arm64's larger record) */
+	__u64 len = s->rec.mem_len;
+	if (len > sizeof(*s) - sizeof(s->rec))
+		len = sizeof(*s) - sizeof(s->rec);
+	barrier_var(len);
+	return sizeof(s->rec) + len;
 }
 
 SEC("perf_event")

@@ -29,6 +29,13 @@ static bool in_bounds(const struct stack_bounds *b, uint64_t addr)
 	return addr >= b->lo && addr < b->hi;
 }
 
+/* Is pc in an ELF file's code (not V8's)? */
+static bool in_elf(struct unwinder *u, uint64_t pc)
+{
+	struct addr_info ai;
+	return addrspace_lookup(u->as, pc, &ai) && ai.mod;
+}
+
 /* Has the module holding this return address an FDE for it? */
 static bool native_at(void *ctx, uint64_t ret)
 {
@@ -85,7 +92,8 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			out[n - 1].no_cfi = true;
 			uint64_t fp = cur.r[REG_FP], saved[2];
 			if (!reg_ok(&cur, REG_FP) || fp == 0) {
-				*end = UNWIND_FP_END;
+				*end = ARCH_FP_ZERO_IS_OUTERMOST && reg_ok(&cur, REG_FP) && in_elf(u, cur.r[REG_PC])
+					       ? UNWIND_COMPLETE : UNWIND_FP_END;
 				break;
 			}
 			if ((fp & 7) || fp < cur.r[REG_SP] || !in_bounds(bounds, fp) ||

@@ -22,6 +22,11 @@ enum {
 
 enum { ARCH_ELF_MACHINE = 183 /* EM_AARCH64 */ };
 
+/* Does a frame pointer of 0 in an ELF file's code without unwind tables end the stack? AAPCS64:
+ * the outermost frame record's is 0 (_start sets it; an old glibc's _start, as in the official
+ * Node builds, has no CFI to say so) */
+enum { ARCH_FP_ZERO_IS_OUTERMOST = 1 };
+
 /* struct user_pt_regs {regs[31], sp, pc, pstate}: a core's NT_PRSTATUS pr_reg,
  * PTRACE_GETREGSET NT_PRSTATUS, and the head of the kernel's pt_regs the eBPF program copies */
 enum { ARCH_PRSTATUS_NREGS = 34, ARCH_BPF_USER_REGS = 34 };

@@ -26,6 +26,11 @@ enum {
 
 enum { ARCH_ELF_MACHINE = 62 /* EM_X86_64 */ };
 
+/* Does a frame pointer of 0 in an ELF file's code without unwind tables end the stack (the
+ * outermost frame)? x86-64: taken as the chain's end, not as the stack's (a frame with CFI
+ * ends it) */
+enum { ARCH_FP_ZERO_IS_OUTERMOST = 0 };
+
 /* user_regs_struct: a core's NT_PRSTATUS pr_reg, PTRACE_GETREGS; where pc, sp and fp are in it
  * (and in the eBPF program's copy) */
 enum { ARCH_PRSTATUS_NREGS = 27, ARCH_PRSTATUS_PC = 16, ARCH_PRSTATUS_SP = 19, ARCH_PRSTATUS_FP = 4 };
