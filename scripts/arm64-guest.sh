@@ -1,0 +1,106 @@
+#!/bin/sh
+# arm64-guest.sh — the tests `make check-arm64` runs inside the emulated arm64 machine
+# (scripts/arm64-vm.sh run), in the repository the host built with `make ARCH=arm64`:
+#
+#   arm64-guest.sh facts      what the machine offers v8walk: pointer authentication, BTF, perf
+#                             events, ptrace, BPF; the PAC notes of the Node builds
+#   arm64-guest.sh unit       the unit tests built for arm64 (Criterion)
+#   arm64-guest.sh e2e        the end-to-end suite (scripts/run-e2e.sh) against each official
+#                             arm64 Node build of ARM64_NODES and Debian's arm64 node (libnode),
+#                             ARM64_E2E_FILES of tests/e2e (default: all), ARM64_MODES samplers
+#   arm64-guest.sh all        facts, unit, e2e
+#
+# The harness runs on the official Node of the first version in ARM64_NODES. The output formats'
+# browser checks are skipped here with their reason (no chromium in this machine); each test
+# runner prints its own closing lines, and the exit status is non-zero when any failed.
+set -u
+cd "$(dirname "$0")/.."
+: "${ARM64_NODES:=20.20.2 22.23.3 24.21.0 26.10.0}"
+: "${ARM64_MODES:=ptrace bpf}"
+: "${ARM64_DEBIAN_NODE:=1}"
+NODE_CACHE=${V8WALK_NODE_ARM64_CACHE:-$HOME/.cache/v8walk/node-arm64}
+[ -d "$NODE_CACHE" ] || NODE_CACHE=$(sed -n 's/.*v8walk.nodes=\([^ ]*\).*/\1/p' /proc/cmdline)
+export V8WALK="$PWD/build/arm64/v8walk"
+first=$(echo "$ARM64_NODES" | cut -d' ' -f1)
+PATH="$NODE_CACHE/$first/package/bin:$PATH"
+export PATH
+export V8WALK_BROWSER_SKIP="no chromium in the emulated arm64 machine"
+# code runs ~10-30 times slower here than on real hardware: the unit tests' timing bounds stretch
+export V8WALK_TEST_TIME_SCALE=30
+status=0
+
+elapsed() { echo "arm64-guest: $1 took $(($(date +%s) - $2)) s"; }
+
+facts() {
+	echo "=== the machine"
+	uname -srm
+	echo "cpus: $(nproc), memory: $(awk '/MemTotal/ {print $2 / 1024 " MiB"}' /proc/meminfo)"
+	grep -m1 '^Features' /proc/cpuinfo
+	for f in paca pacg; do
+		if grep -m1 '^Features' /proc/cpuinfo | grep -qw "$f"; then echo "pointer authentication: $f"; else echo "pointer authentication: no $f"; fi
+	done
+	[ -r /sys/kernel/btf/vmlinux ] && echo "BTF: /sys/kernel/btf/vmlinux ($(stat -c %s /sys/kernel/btf/vmlinux) bytes)" || echo "BTF: none"
+	echo "perf_event_paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)"
+	echo "kernel.yama.ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo none)"
+	command -v bpftool >/dev/null && bpftool feature probe kernel 2>/dev/null |
+		grep -E "program_type perf_event|program_type tracing|map_type ringbuf" | sed 's/^/bpftool: /'
+	echo "=== the Node builds"
+	t0=$(date +%s)
+	for v in $ARM64_NODES; do
+		bin=$NODE_CACHE/$v/package/bin/node
+		t=$(date +%s%N)
+		ver=$("$bin" -e 'process.stdout.write(process.version + " V8 " + process.versions.v8)')
+		ms=$((($(date +%s%N) - t) / 1000000))
+		echo "official $ver: start-up and exit ${ms} ms; $(readelf -n "$bin" | grep -m1 'AArch64 feature' | sed 's/^ *//' || true)"
+	done
+	if [ "$ARM64_DEBIAN_NODE" = 1 ]; then
+		ver=$(node_debian -e 'process.stdout.write(process.version + " V8 " + process.versions.v8)')
+		lib=$(ldd /usr/bin/node | awk '/libnode/ {print $3}')
+		echo "Debian $ver ($lib): $(readelf -n "$lib" | grep -m1 'AArch64 feature' | sed 's/^ *//' || echo 'no AArch64 feature note')"
+	fi
+	elapsed facts "$t0"
+}
+
+node_debian() { /usr/bin/node "$@"; }
+
+unit() {
+	echo "=== unit tests (arm64 build)"
+	t0=$(date +%s)
+	build/arm64/unit-tests --jobs 2 || status=1
+	elapsed "unit tests" "$t0"
+}
+
+e2e() {
+	t0=$(date +%s)
+	files=""
+	for f in ${ARM64_E2E_FILES:-}; do files="$files tests/e2e/$f"; done
+	for v in $ARM64_NODES; do
+		t1=$(date +%s)
+		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=build/arm64/matrix \
+			NODE_UNDER_TEST=$NODE_CACHE/$v/package/bin/node scripts/run-e2e.sh || status=1
+		elapsed "Node $v" "$t1"
+	done
+	if [ "$ARM64_DEBIAN_NODE" = 1 ]; then
+		t1=$(date +%s)
+		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=build/arm64/matrix \
+			NODE_UNDER_TEST=/usr/bin/node scripts/run-e2e.sh || status=1
+		elapsed "Debian's node" "$t1"
+	fi
+	elapsed "end-to-end suite" "$t0"
+}
+
+case "${1:-all}" in
+facts) facts ;;
+unit) unit ;;
+e2e) e2e ;;
+all)
+	facts
+	unit
+	e2e
+	;;
+*)
+	echo "usage: arm64-guest.sh facts | unit | e2e | all" >&2
+	exit 2
+	;;
+esac
+exit $status
