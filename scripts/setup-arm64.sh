@@ -11,8 +11,7 @@ set -eu
 ARM64_SYSROOT=${ARM64_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/v8walk/arm64/sysroot}
 
 HOST_PKGS="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu pkg-config clang llvm bpftool"
-VM_PKGS="qemu-system-arm qemu-user-static binfmt-support mmdebstrap arch-test e2fsprogs zstd \
-debian-archive-keyring"
+VM_PKGS="qemu-system-arm mmdebstrap arch-test kmod cpio debian-archive-keyring"
 # the arm64 libraries: what the native build links (libcurl while export/ still uses it)
 ARM64_LIBS="libelf-dev:arm64 libdw-dev:arm64 libbpf-dev:arm64 zlib1g-dev:arm64 \
 libiberty-dev:arm64 libcurl4-openssl-dev:arm64 libzstd-dev:arm64"
