@@ -38,7 +38,7 @@ TIMEOUT=${ARM64_VM_TIMEOUT:-7200}
 ESSENTIAL="base-files base-passwd bash coreutils dash debianutils diffutils findutils grep gzip \
 hostname libc-bin mawk ncurses-base sed tar util-linux mount procps"
 PACKAGES="linux-image-arm64 kmod iproute2 gdb binutils tmux bpftool nodejs golang-go libdw1 libelf1 \
-libbpf1 libcurl4 zlib1g libcriterion3"
+libbpf1 libcurl4 zlib1g libcriterion3 libatomic1"
 
 die() {
 	echo "arm64-vm: $*" >&2
@@ -67,6 +67,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t bpf bpf /sys/fs/bpf
 echo 1 > /proc/sys/kernel/sysrq
+echo "v8walk-init: up at $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 [ -s /etc/ld.so.cache ] || ldconfig
 modprobe virtio_pci
 modprobe 9pnet_virtio
@@ -81,6 +82,7 @@ mount -t 9p -o "$opts" repo "$repo"
 mount -t 9p -o "$opts,ro" nodes "$nodes" 2>/dev/null
 out=$repo/build/arm64/vm
 cd "$repo"
+echo "v8walk-init: the command starts at $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 { sh "$out/cmd.sh"; echo $? > "$out/status"; } 2>&1 | tee "$out/log" > /dev/console
 sync
 echo o > /proc/sysrq-trigger
@@ -102,6 +104,11 @@ fix_root() {
 	[ -e "$r/usr/bin/which" ] || ln -s which.debianutils "$r/usr/bin/which"
 	[ -e "$r/usr/bin/sh" ] || ln -s dash "$r/usr/bin/sh"
 	[ -e "$r/usr/bin/go" ] || ln -s ../lib/go/bin/go "$r/usr/bin/go"
+	# of Go, `go tool pprof` only (the rest was half the image, and the image is unpacked into
+	# memory at every boot): no standard library archives, sources or other tools
+	go=$(ls -d "$r"/usr/lib/go-1.*)
+	rm -rf "$go"/pkg/linux_arm64* "$r"/usr/share/go-1.*/src "$r"/usr/lib/linux-image-*
+	find "$go/pkg/tool" -type f ! -name pprof -delete
 	echo "127.0.0.1 localhost arm64-guest" > "$r/etc/hosts"
 	echo arm64-guest > "$r/etc/hostname"
 	kver=$(ls "$r/lib/modules")
