@@ -7,6 +7,7 @@
 # libcriterion-dev cannot be installed for two architectures at once (its arm64 package would
 # replace the host's): its arm64 library is unpacked into $ARM64_SYSROOT for the unit tests' link.
 set -eu
+. "$(dirname "$0")/lib/apt.sh"
 
 ARM64_SYSROOT=${ARM64_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/v8walk/arm64/sysroot}
 
@@ -39,33 +40,11 @@ criterion() {
 	rm -rf "$tmp"
 }
 
-missing=""
-for p in $want; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing="$missing $p"
-	fi
-done
-if [ -z "$missing" ]; then
-	criterion
-	exit 0
+missing=$(apt_missing $want)
+if [ -n "$missing" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	as_root setup-arm64 dpkg --add-architecture arm64
+	as_root setup-arm64 apt-get update
 fi
-
-if [ "$(id -u)" = 0 ]; then
-	SUDO=""
-elif command -v sudo >/dev/null 2>&1; then
-	SUDO="sudo"
-else
-	echo "setup-arm64: need root to install:$missing" >&2
-	exit 1
-fi
-echo "setup-arm64: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-	$SUDO dpkg --add-architecture arm64
-	$SUDO apt-get update
-fi
-if ! $SUDO apt-get install -y --no-install-recommends $missing; then
-	$SUDO apt-get update
-	$SUDO apt-get install -y --no-install-recommends $missing
-fi
+# shellcheck disable=SC2086
+apt_install setup-arm64 $missing
 criterion
