@@ -31,6 +31,8 @@ export PATH
 export V8WALK_BROWSER_SKIP="no chromium in the emulated arm64 machine"
 # code runs ~10-30 times slower here than on real hardware: the unit tests' timing bounds stretch
 export V8WALK_TEST_TIME_SCALE=30
+# and the end-to-end harness waits longer for a fixture's messages
+export V8WALK_E2E_TIME_SCALE=4
 status=0
 
 elapsed() { echo "arm64-guest: $1 took $(($(date +%s) - $2)) s"; }
@@ -60,12 +62,12 @@ facts() {
 		t=$(date +%s%N)
 		ver=$("$bin" -e 'process.stdout.write(process.version + " V8 " + process.versions.v8)')
 		ms=$((($(date +%s%N) - t) / 1000000))
-		echo "official $ver: start-up and exit ${ms} ms; $(readelf -n "$bin" | grep -m1 'AArch64 feature' | sed 's/^ *//' || true)"
+		echo "official $ver: start-up and exit ${ms} ms; $(readelf -n "$bin" 2>/dev/null | grep -m1 'AArch64 feature' | sed 's/^ *//' || echo 'no AArch64 feature note')"
 	done
 	if [ "$ARM64_DEBIAN_NODE" = 1 ]; then
 		ver=$(node_debian -e 'process.stdout.write(process.version + " V8 " + process.versions.v8)')
 		lib=$(ldd /usr/bin/node | awk '/libnode/ {print $3}')
-		echo "Debian $ver ($lib): $(readelf -n "$lib" | grep -m1 'AArch64 feature' | sed 's/^ *//' || echo 'no AArch64 feature note')"
+		echo "Debian $ver ($lib): $(readelf -n "$lib" 2>/dev/null | grep -m1 'AArch64 feature' | sed 's/^ *//' || echo 'no AArch64 feature note')"
 	fi
 	elapsed facts "$t0"
 }
