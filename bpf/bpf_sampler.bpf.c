@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "../util/loop_wait.h"
+#include "bpf_regs.h"
 #include "sample_record.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -274,9 +275,8 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 	BPF_CORE_READ_STR_INTO(&rec->comm, task, comm);
 	if (bpf_probe_read_kernel(rec->regs, sizeof(rec->regs), uregs))
 		return false;
-	rec->fs_base = BPF_CORE_READ(task, thread.fsbase);
 
-	__u64 sp = BPF_CORE_READ(uregs, sp), fp = BPF_CORE_READ(uregs, bp);
+	__u64 sp = V8W_UREGS_SP(uregs), fp = V8W_UREGS_FP(uregs);
 	__u32 off = 0;
 	__u32 want = top_bytes;
 	__u32 got = copy_user_pages(s, &off, sp, want, V8W_RANGE_TOP);
@@ -303,8 +303,14 @@ static __always_inline bool capture(struct v8w_sample *s, struct task_struct *ta
 /* The bytes of a captured sample that go out: the record and its ranges. */
 static __always_inline __u64 sample_size(const struct v8w_sample *s)
 {
-	__u64 size = sizeof(s->rec) + (__u64)s->rec.mem_len;
-	return size > sizeof(*s) ? sizeof(*s) : size;
+	/* the ranges' length bounded first, in the register the sum is made from: clang may
+	 * otherwise compare mem_len and add to a copy made before, which the verifier cannot bound
+	 * (it did with arm64's larger record) */
+	__u64 len = s->rec.mem_len;
+	if (len > sizeof(*s) - sizeof(s->rec))
+		len = sizeof(*s) - sizeof(s->rec);
+	barrier_var(len);
+	return sizeof(s->rec) + len;
 }
 
 /* --stalls: is this a target's main thread whose loop iteration has run for stall_ns or more
@@ -339,7 +345,7 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 		rec->flags |= V8W_F_STALL;
 		rec->stall_start = stall_start;
 	}
-	if ((long)ctx->regs.ip < 0) /* interrupted in the kernel half of the address space */
+	if (V8W_CTX_IN_KERNEL(ctx))
 		rec->flags |= V8W_F_KERNEL_MODE;
 	if (kernel_stacks && (rec->flags & V8W_F_KERNEL_MODE)) {
 		long n = bpf_get_stack(ctx, rec->kstack, sizeof(rec->kstack), 0);
@@ -388,7 +394,7 @@ static __always_inline bool main_thread_sleep(struct task_struct *prev, __u32 tg
 	if (tid != tgid)
 		return false;
 	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	long nr = BPF_CORE_READ(uregs, orig_ax);
+	long nr = V8W_UREGS_SYSCALL(uregs);
 	return !syscall_is_loop_wait(nr);
 }
 

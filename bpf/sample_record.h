@@ -12,6 +12,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "arch_defs.h"
 
 enum {
 	V8W_MEM_MAX = 16384,       /* captured stack bytes per sample, range headers included */
@@ -21,7 +22,7 @@ enum {
 	V8W_SLOTS_BELOW_FP = 64,   /* V8's fixed frame slots lie below fp */
 	V8W_SLOTS_ABOVE_FP = 24,   /* saved fp, return address, receiver */
 	V8W_TAIL_BYTES = 1024,     /* memory above the outermost frame-pointer frame */
-	V8W_USER_REGS = 21,        /* pt_regs = user_regs_struct up to ss */
+	V8W_USER_REGS = ARCH_BPF_USER_REGS, /* the head of pt_regs: the user registers */
 	V8W_PAGE = 4096,
 	V8W_PARKED_MAX = 256,      /* target threads whose wait for a CPU is followed at once */
 	V8W_MAX_WEIGHT = 100000,   /* sampling periods one record stands for, at most */
@@ -78,7 +79,6 @@ struct v8w_record {
 	__s32 exit_code; /* V8W_REC_EXIT: wait status */
 	char comm[16];
 	__u64 regs[V8W_USER_REGS];
-	__u64 fs_base;
 	__u32 nkernel;   /* entries of kstack in use */
 	__u32 mem_len;   /* bytes of ranges after the record */
 	__u32 fp_frames; /* frame-pointer frames the kernel followed */

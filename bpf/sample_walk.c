@@ -19,6 +19,7 @@ void sample_walker_init(struct sample_walker *w, struct stackwalk *sw, struct ad
 	memsrc_fence_init(&w->fence, &w->live.base);
 	memsnap_init(&w->snap, &w->fence.base, SNAPSHOT_BUDGET);
 	maps_refresh_init(&w->maps_fresh, MAPS_REFRESH_NS);
+	w->pac_mask = regset_pac_mask_default();
 }
 
 void sample_walker_free(struct sample_walker *w)
@@ -52,15 +53,15 @@ static void keep_range(void *ctx, const struct v8w_range *r, const uint8_t *byte
 int sample_walk(struct sample_walker *w, const struct v8w_record *rec, const uint8_t *mem,
 		size_t mem_len, struct frame *out, int max, struct walk_stats *st)
 {
-	uint64_t user_regs[27] = {0};
-	memcpy(user_regs, rec->regs, sizeof(rec->regs));
-	user_regs[21] = rec->fs_base;
+	uint64_t user_regs[V8W_USER_REGS];
+	memcpy(user_regs, rec->regs, sizeof(user_regs));
 	struct regset regs;
-	regset_from_user_regs(&regs, user_regs);
+	regset_from_bpf(&regs, user_regs);
+	regs.pac_mask = w->pac_mask;
 	memsnap_reset(&w->snap);
 	if (!sample_ranges(mem, mem_len, keep_range, &w->snap))
 		return -1;
-	uint64_t sp = regs.r[DW_RSP];
+	uint64_t sp = regs.r[REG_SP];
 	struct stack_bounds b;
 	if (!stack_bounds_at(&w->maps_fresh, w->as, sp, &b)) {
 		b.lo = sp;

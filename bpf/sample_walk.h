@@ -27,6 +27,7 @@ struct sample_walker {
 	struct memsrc_fence fence;
 	struct memsnap snap;
 	struct maps_refresh maps_fresh;
+	uint64_t pac_mask; /* of the target's return addresses (mem/regs.h) */
 };
 
 void sample_walker_init(struct sample_walker *w, struct stackwalk *sw, struct addrspace *as,

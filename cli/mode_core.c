@@ -57,8 +57,9 @@ static void walk_thread(struct core_walk *w, const struct core_thread *th, struc
 {
 	struct core_target *ct = w->ct;
 	struct regset regs;
-	regset_from_user_regs(&regs, th->regs);
-	uint64_t sp = regs.r[DW_RSP];
+	regset_from_prstatus(&regs, th->regs);
+	regs.pac_mask = ct->cf.pac_mask ? ct->cf.pac_mask : regset_pac_mask_default();
+	uint64_t sp = regs.r[REG_SP];
 	struct stack_bounds b = {sp, sp};
 	const struct mapping *m = maps_find(&ct->as.maps, sp);
 	if (m) {

@@ -37,7 +37,7 @@ static uint8_t *wrap_elf(const struct cfi_input_header *hd, const uint8_t *eh, s
 	size_t sh_off = (str_off + sizeof(shstrtab) + 7) & ~(size_t)7;
 	*size = sh_off + 3 * sizeof(Elf64_Shdr);
 	uint8_t *f = calloc(1, *size);
-	Elf64_Ehdr e = {.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+	Elf64_Ehdr e = {.e_type = ET_DYN, .e_machine = ARCH_ELF_MACHINE, .e_version = EV_CURRENT,
 			.e_shoff = sh_off, .e_ehsize = sizeof(Elf64_Ehdr),
 			.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 3, .e_shstrndx = 2};
 	memcpy(e.e_ident, ELFMAG, SELFMAG);
@@ -74,9 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cfi_cache cache;
 	cfi_cache_init(&cache, 64);
 	struct regset in = {0}, out;
-	reg_set(&in, DW_RIP, hd.pc);
-	reg_set(&in, DW_RSP, hd.sp);
-	reg_set(&in, DW_RBP, hd.fp);
+	reg_set(&in, REG_PC, hd.pc);
+	reg_set(&in, REG_SP, hd.sp);
+	reg_set(&in, REG_FP, hd.fp);
 	uint64_t vaddr = hd.pc;
 	for (int step = 0; step < 4; step++) {
 		bool signal_frame = false;
@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* the same PC again: the cached rule this time */
 		cfi_step(&cache, img, vaddr, &in, &out, &mem, &signal_frame);
 		in = out;
-		vaddr = out.r[DW_RIP] - (signal_frame ? 0 : 1);
+		vaddr = out.r[REG_PC] - (signal_frame ? 0 : 1);
 	}
 	cfi_cache_free(&cache);
 	elf_image_close(img);

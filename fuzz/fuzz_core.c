@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < cf.files.n; i++)
 		core_build_id(&cf, cf.files.v[i].start, id);
 	for (size_t i = 0; i < cf.nthreads; i++)
-		core_read(&cf, cf.threads[i].regs[19] /* rsp */, buf, sizeof(buf));
+		core_read(&cf, cf.threads[i].regs[ARCH_PRSTATUS_SP], buf, sizeof(buf));
 	uint64_t v;
 	core_auxv(&cf, 3 /* AT_PHDR */, &v);
 	core_crashed_thread(&cf);

@@ -96,8 +96,8 @@ static void decode_frame(struct fake_heap *fh, uint64_t fn, uint64_t bca, int64_
 	struct v8_frame vf = {.kind = VF_JS, .function = fn, .bytecode_array = bca,
 			      .bytecode_offset = (uint64_t)offset};
 	struct regset regs = {0};
-	reg_set(&regs, DW_R12, bca);
-	reg_set(&regs, DW_R9, (uint64_t)offset);
+	reg_set(&regs, REG_V8_BYTECODE_ARRAY, bca);
+	reg_set(&regs, REG_V8_BYTECODE_OFFSET, (uint64_t)offset);
 	struct js_site site = {.pc = (uint64_t)offset, .top = top, .pc_in_frame = true,
 			       .in_handler = top, .regs = top ? &regs : NULL};
 	struct js_position out[8];

@@ -190,7 +190,7 @@ static void core_seeds(struct out *o)
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
 	eh->e_ident[EI_CLASS] = ELFCLASS64;
 	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_type = ET_DYN, eh->e_machine = EM_X86_64, eh->e_phoff = 64;
+	eh->e_type = ET_DYN, eh->e_machine = ARCH_ELF_MACHINE, eh->e_phoff = 64;
 	eh->e_phentsize = sizeof(Elf64_Phdr), eh->e_phnum = 1;
 	Elf64_Phdr *ph = (Elf64_Phdr *)(elf + 64);
 	ph->p_type = PT_NOTE, ph->p_offset = 128, ph->p_vaddr = 128, ph->p_filesz = 16 + 8;
@@ -231,7 +231,7 @@ static void sample_seeds(struct out *o, const struct fake_heap *fh)
 	} rec;
 	memset(&rec, 0, sizeof(rec));
 	rec.r.type = V8W_REC_SAMPLE;
-	rec.r.regs[16] = 0x7000010, rec.r.regs[19] = sp, rec.r.regs[4] = f1;
+	rec.r.regs[ARCH_PRSTATUS_PC] = 0x7000010, rec.r.regs[ARCH_PRSTATUS_SP] = sp, rec.r.regs[ARCH_PRSTATUS_FP] = f1;
 	size_t len = 0;
 	const struct {
 		uint64_t addr;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch_defs.h"
 #include "../symtab/maps.h"
 #include "../util/interval.h"
 #include "../util/xalloc.h"
@@ -51,8 +52,9 @@ static bool check_header(struct core_file *cf, Elf64_Ehdr *eh, struct strbuf *er
 	}
 	memcpy(eh, cf->data, sizeof(*eh));
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_machine != EM_X86_64) {
-		sb_printf(err, "%s is not an x86-64 ELF file (v8walk reads x86-64 Linux cores)", cf->path);
+	    eh->e_machine != ARCH_ELF_MACHINE) {
+		sb_printf(err, "%s is not an " ARCH_NAME " ELF file (this v8walk reads " ARCH_NAME
+			       " Linux cores)", cf->path);
 		return false;
 	}
 	if (eh->e_type != ET_CORE) {

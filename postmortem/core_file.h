@@ -15,7 +15,9 @@
 #include "../symtab/maps.h"
 #include "../util/strbuf.h"
 
-enum { CORE_NREGS = 27 }; /* user_regs_struct */
+#include "arch_defs.h"
+
+enum { CORE_NREGS = ARCH_PRSTATUS_NREGS }; /* elf_gregset_t */
 
 struct core_segment {
 	uint64_t vaddr, memsz;
@@ -52,6 +54,7 @@ struct core_file {
 	uint64_t expected_size;    /* where the last dumped byte should be */
 	bool truncated;            /* the file ends before some segment's data */
 	bool have_ntfile;
+	uint64_t pac_mask;         /* NT_ARM_PAC_MASK's insn_mask (0: no such note) */
 	bool borrowed;             /* data is the caller's buffer (core_file_from_buffer) */
 };
 

@@ -1,5 +1,7 @@
-/* core_notes.c — the notes of an x86-64 Linux core. Layouts (kernel ABI, 64-bit):
- *   NT_PRSTATUS  pr_cursig (i16) at 12, pr_pid (i32) at 32, pr_reg (27 × u64) at 112
+/* core_notes.c — the notes of a Linux core of the machine v8walk runs on. Layouts (kernel ABI,
+ * 64-bit, the same on x86-64 and arm64 but for pr_reg's size):
+ *   NT_PRSTATUS  pr_cursig (i16) at 12, pr_pid (i32) at 32, pr_reg (CORE_NREGS × u64) at 112
+ *   NT_ARM_PAC_MASK  data_mask, insn_mask (u64 each)
  *   NT_PRPSINFO  pr_pid at 24, pr_fname[16] at 40, pr_psargs[80] at 56
  *   NT_SIGINFO   si_signo (i32) at 0
  *   NT_FILE      count, page_size, count × {start, end, offset in pages}, count NUL-terminated paths
@@ -18,6 +20,9 @@
 #endif
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
+#endif
+#ifndef NT_ARM_PAC_MASK
+#define NT_ARM_PAC_MASK 0x406
 #endif
 
 enum {
@@ -133,6 +138,10 @@ bool core_notes_parse(struct core_file *cf, const uint8_t *p, size_t len, struct
 		case NT_PRPSINFO: set_psinfo(cf, n.desc, n.descsz); break;
 		case NT_FILE: set_files(cf, n.desc, n.descsz); break;
 		case NT_AUXV: set_auxv(cf, n.desc, n.descsz); break;
+		case NT_ARM_PAC_MASK: /* {data_mask, insn_mask}: the return addresses' is insn_mask */
+			if (n.descsz >= 16)
+				cf->pac_mask = rd64(n.desc + 8);
+			break;
 		case NT_SIGINFO:
 			if (cf->nthreads && n.descsz >= 4)
 				cf->threads[cf->nthreads - 1].signo = rd32(n.desc);

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
-#include <sys/user.h>
 #include <unistd.h>
 
 #include "../sampling/container_id.h"
@@ -157,13 +155,13 @@ static bool copy_stack(struct sampler *s, struct tthread *t, struct capture *c, 
  * of an earlier switch: then they are the record's. */
 static bool take_kernel_copy(struct sampler *s, struct tthread *t, struct capture *c, struct switch_take *tk)
 {
-	if (!switch_copy_take(&s->kcopy, t->tid, c->regs.r[DW_RSP], c->regs.r[DW_RIP], tk))
+	if (!switch_copy_take(&s->kcopy, t->tid, c->regs.r[REG_SP], c->regs.r[REG_PC], tk))
 		return false;
 	const struct regset *r = &tk->rec.regs;
-	if (r->r[DW_RSP] != c->regs.r[DW_RSP] || r->r[DW_RIP] != c->regs.r[DW_RIP]) {
-		uint64_t fs_base = c->regs.fs_base; /* not in a record; a thread's own all along */
+	if (r->r[REG_SP] != c->regs.r[REG_SP] || r->r[REG_PC] != c->regs.r[REG_PC]) {
+		uint64_t pac_mask = c->regs.pac_mask; /* not in a record; the process's own */
 		c->regs = *r;
-		c->regs.fs_base = fs_base;
+		c->regs.pac_mask = pac_mask;
 		if (tk->rec.time_ns < c->time_ns)
 			c->time_ns = tk->rec.time_ns;
 	}
@@ -194,7 +192,7 @@ static void take_back_lent(struct sampler *s, struct capture *c)
 	if (!c->lent)
 		return;
 	if (c->lent_len + c->lent_more_len)
-		memsnap_put2(&c->snap, c->regs.r[DW_RSP], c->lent_stack, c->lent_len, c->lent_more,
+		memsnap_put2(&c->snap, c->regs.r[REG_SP], c->lent_stack, c->lent_len, c->lent_more,
 			     c->lent_more_len);
 	switch_copy_give_back(&s->kcopy, c->tid);
 	c->lent = false;
@@ -204,16 +202,19 @@ static void take_back_lent(struct sampler *s, struct capture *c)
 static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 {
 	uint64_t t0 = now_ns();
-	struct user_regs_struct ur;
 	/* (it waits for the thread to be off its CPU: the kernel's copy, if any, is written) */
-	if (ptrace(PTRACE_GETREGS, t->tid, NULL, &ur) != 0)
+	if (regset_read_ptrace(t->tid, &c->regs) != 0)
 		return false;
 	uint64_t t1 = now_ns();
-	regset_from_user_regs(&c->regs, (const uint64_t *)&ur);
+	if (!s->pac_known) {
+		s->pac_mask = regset_pac_mask_ptrace(t->tid);
+		s->pac_known = true;
+	}
+	c->regs.pac_mask = s->pac_mask;
 	struct switch_take tk;
 	bool kernel = take_kernel_copy(s, t, c, &tk);
 	struct stack_bounds b;
-	uint64_t sp = c->regs.r[DW_RSP];
+	uint64_t sp = c->regs.r[REG_SP];
 	/* a stack v8walk has not seen mapped (a new thread) is copied from sp; its mapping is read
 	 * once the thread runs again (reading /proc/PID/maps can take milliseconds) */
 	c->bounds_known = stack_bounds_known(s->as, sp, &b);
@@ -311,7 +312,7 @@ static void decode_capture(struct sampler *s, struct capture *c)
 	/* a stack outside the known mappings (a new thread): re-read the maps; its bounds are
 	 * within the mapping, and within what was copied (the rest of the stack has moved on) */
 	struct stack_bounds b;
-	if (!c->bounds_known && stack_bounds_at(&s->maps_fresh, s->as, c->regs.r[DW_RSP], &b)) {
+	if (!c->bounds_known && stack_bounds_at(&s->maps_fresh, s->as, c->regs.r[REG_SP], &b)) {
 		c->bounds.lo = b.lo > c->bounds.lo ? b.lo : c->bounds.lo;
 		c->bounds.hi = b.hi < c->bounds.hi ? b.hi : c->bounds.hi;
 	}

@@ -95,6 +95,8 @@ struct sampler {
 	uint32_t process_name; /* interned comm */
 	uint32_t container;    /* struct sample's: 0 or 1 + interned short container id */
 	struct jitter rng;     /* the ticks' intervals */
+	uint64_t pac_mask;     /* of its return addresses (mem/regs.h), read at its first stop */
+	bool pac_known;
 	struct maps_refresh maps_fresh;
 	struct thread_labels labels;
 	/* what each stop copied, waiting to be decoded once its thread runs again */

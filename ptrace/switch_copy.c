@@ -198,7 +198,7 @@ bool switch_copy_take(struct switch_copy *k, pid_t tid, uint64_t stop_sp, uint64
 		drop_ring(k, (size_t)(r - k->rings));
 		return false;
 	}
-	if (rec->regs.r[DW_RSP] != stop_sp || rec->regs.r[DW_RIP] != stop_ip)
+	if (rec->regs.r[REG_SP] != stop_sp || rec->regs.r[REG_PC] != stop_ip)
 		k->st.earlier++;
 	r->lent = true; /* the ring stays shut until the stack is copied out of it */
 	k->st.taken++;

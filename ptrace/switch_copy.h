@@ -68,10 +68,12 @@ struct switch_copy {
 	struct switch_copy_stats st;
 };
 
-/* The largest stack_bytes a record asks: the record (208 bytes besides the stack: header, ids,
- * time, 20 registers, the two sizes) with the 24-byte count of dropped records the kernel writes
- * before it fits the 64 KiB ring (and the 16-bit size of a record). */
-enum { SWITCH_COPY_MAX_STACK = 65536 - 24 - 208 - 8 };
+/* The largest stack_bytes a record asks: the record (SWITCH_RECORD_FIXED bytes besides the stack:
+ * header, ids, time, the machine's user registers — 208 bytes with x86-64's 20, 312 with arm64's
+ * 33 —, the two sizes) with the 24-byte count of dropped records the kernel writes before it fits
+ * the 64 KiB ring (and the 16-bit size of a record): the kernel writes both in one piece, and a
+ * piece larger than the ring overwrites its own start (the record at data_head is then garbage). */
+enum { SWITCH_COPY_MAX_STACK = 65536 - 24 - SWITCH_RECORD_FIXED - 8 };
 
 /* Try the event on pid's main thread: on when it can be made (want false: off, "not asked"). */
 void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want);

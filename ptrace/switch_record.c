@@ -61,16 +61,7 @@ static enum switch_record_kind decode_at(const struct bytes *b, uint64_t pos, ui
 		if (end - at < 8 * SWITCH_NREGS || !get(b, at, fixed + 3, 8 * SWITCH_NREGS))
 			return SWITCH_RECORD_BAD;
 		at += 8 * SWITCH_NREGS;
-		/* perf's order (SWITCH_REGS_MASK, by bit) in DWARF numbers; -1: not unwinding state */
-		static const int dw_of[SWITCH_NREGS] = {DW_RAX, DW_RBX, DW_RCX, DW_RDX, DW_RSI, DW_RDI,
-							DW_RBP, DW_RSP, DW_RIP, -1,     -1,     -1,
-							DW_R8,  DW_R9,  DW_R10, DW_R11, DW_R12, DW_R13,
-							DW_R14, DW_R15};
-		/* taken in the kernel (a switch), x86 gives no callee-saved registers but bp: bx and
-		 * r12-r15 read all ones, and are not known */
-		for (int i = 0; i < SWITCH_NREGS; i++)
-			if (dw_of[i] >= 0 && fixed[3 + i] != UINT64_MAX)
-				reg_set(&out->regs, dw_of[i], fixed[3 + i]);
+		regset_from_perf(&out->regs, fixed + 3);
 		out->has_regs = true;
 	}
 	uint64_t stack_size, dyn;

@@ -12,11 +12,10 @@
 
 #include "../mem/regs.h"
 
-/* The user registers the record carries, by perf's x86-64 numbers (asm/perf_regs.h): ax bx cx dx
- * si di bp sp ip flags cs ss (0-11) and r8-r15 (16-23); the segment registers 12-15 are not
- * there for a 64-bit task. The kernel writes them by bit, lowest first. */
-#define SWITCH_REGS_MASK (0xfffULL | (0xffULL << 16))
-enum { SWITCH_NREGS = 20 };
+/* The user registers the record carries: perf's numbers for the machine (arch_defs.h). The kernel
+ * writes them by bit, lowest first. */
+#define SWITCH_REGS_MASK ARCH_PERF_REGS_MASK
+enum { SWITCH_NREGS = ARCH_PERF_NREGS };
 /* A record's bytes besides the stack's: header, ids, time, the ABI word, the registers, the
  * stack's static and dynamic sizes. */
 enum { SWITCH_RECORD_FIXED = 8 + 8 + 8 + 8 + 8 * SWITCH_NREGS + 8 + 8 };
@@ -25,8 +24,8 @@ struct switch_record {
 	uint32_t pid, tid;
 	uint64_t time_ns;     /* the event's clock (CLOCK_MONOTONIC, as asked) */
 	bool has_regs;        /* false: the kernel had no user registers (a kernel thread) */
-	struct regset regs;   /* the general registers known (no fs_base: not in a record; for a
-			       * switch x86 gives no bx, r12-r15: all ones, left unknown) */
+	struct regset regs;   /* the general registers known (for a switch x86 gives no bx,
+			       * r12-r15: all ones, left unknown) */
 	/* the bytes the kernel could copy from sp on (its dyn_size), in one piece — or two, when the
 	 * record wraps around its ring's end: stack, then more */
 	const uint8_t *stack, *more;

@@ -31,6 +31,16 @@ files_for() {
 	done
 }
 
+# node's test runner; E2E_NAME_PATTERN runs only the tests whose names match it (the others are
+# reported skipped: "test name does not match pattern")
+node_test() {
+	if [ -n "${E2E_NAME_PATTERN:-}" ]; then
+		node --test "--test-name-pattern=$E2E_NAME_PATTERN" "$@"
+	else
+		node --test "$@"
+	fi
+}
+
 run_suite() { # label node-binary libdir order
 	mkdir -p "$E2E_RESULTS"
 	result=$E2E_RESULTS/$(echo "$1" | tr -c 'A-Za-z0-9.\n' '_').json
@@ -40,7 +50,7 @@ run_suite() { # label node-binary libdir order
 		# shellcheck disable=SC2046
 		if V8WALK_MODE=$mode NODE_UNDER_TEST=$2 NODE_UNDER_TEST_LIBDIR=$3 MATRIX_RESULT=$result \
 			MATRIX_LABEL=$1 V8WALK_BROWSER_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) \
-			V8WALK_TERMINAL_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) node --test --test-concurrency=1 \
+			V8WALK_TERMINAL_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) node_test --test-concurrency=1 \
 			--test-reporter=tap --test-reporter-destination=stdout \
 			--test-reporter=./tests/e2e/matrix-reporter.js --test-reporter-destination=/dev/null \
 			$(files_for "$mode"); then

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch_defs.h"
 #include "../util/xalloc.h"
 #include "eh_frame_check.h"
 #include "elf_notes.h"
@@ -149,10 +150,10 @@ static struct elf_image *index_image(const char *path, int fd, const uint8_t *da
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : elf_memory((char *)data, size);
 	GElf_Ehdr eh;
 	if (!elf || !gelf_getehdr(elf, &eh) || gelf_getclass(elf) != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64) {
+	    eh.e_machine != ARCH_ELF_MACHINE) {
 		if (elf)
 			elf_end(elf);
-		*err = "not an x86-64 ELF file";
+		*err = "not an " ARCH_NAME " ELF file";
 		return NULL;
 	}
 	struct elf_image *img = xcalloc(1, sizeof(*img));

@@ -1,5 +1,5 @@
-/* loop_wait.h — the system calls (x86-64 numbers) a Node.js main thread sleeps in when its event
- * loop has nothing to do: libuv's epoll_wait, epoll_pwait, epoll_pwait2. A main thread asleep in
+/* loop_wait.h — the system calls a Node.js main thread sleeps in when its event loop has nothing
+ * to do: libuv's epoll_wait, epoll_pwait, epoll_pwait2 (their numbers: arch_defs.h). A main thread asleep in
  * any other (a futex: V8's collector waiting for its helpers, a lock, Atomics.wait) may be inside
  * a garbage collection. Shared by the eBPF program and the ptrace sampler. */
 #ifndef V8WALK_LOOP_WAIT_H
@@ -9,11 +9,7 @@
 #include <stdbool.h>
 #endif
 
-enum {
-	LOOP_WAIT_NR_EPOLL_WAIT = 232,
-	LOOP_WAIT_NR_EPOLL_PWAIT = 281,
-	LOOP_WAIT_NR_EPOLL_PWAIT2 = 441,
-};
+#include "arch_defs.h"
 
 static inline bool syscall_is_loop_wait(long nr)
 {

@@ -300,11 +300,11 @@ static int interpreted(struct positions *p, const struct v8_heap *h, const struc
 {
 	int64_t raw = v8_smi_value(vf->bytecode_offset);
 	const struct regset *r = site->regs;
-	/* inside a bytecode handler the frame slot may be stale; the handler keeps the offset in
-	 * r9 and the array in r12 (V8's interpreter register assignment on x64) */
-	if (site->top && site->in_handler && r && reg_ok(r, DW_R12) && reg_ok(r, DW_R9) &&
-	    r->r[DW_R12] == vf->bytecode_array)
-		raw = (int64_t)r->r[DW_R9];
+	/* inside a bytecode handler the frame slot may be stale; the handler keeps the offset and
+	 * the array in V8's fixed interpreter registers (arch_defs.h: r9 and r12 on x64) */
+	if (site->top && site->in_handler && r && reg_ok(r, REG_V8_BYTECODE_ARRAY) &&
+	    reg_ok(r, REG_V8_BYTECODE_OFFSET) && r->r[REG_V8_BYTECODE_ARRAY] == vf->bytecode_array)
+		raw = (int64_t)r->r[REG_V8_BYTECODE_OFFSET];
 	int64_t offset = bca_offset_from_frame(h, vf->bytecode_array, raw);
 	out->tier = TIER_INTERPRETED;
 	if (offset >= 0 && (out->script_offset = positions_bytecode_offset_position(p, h, vf->bytecode_array, offset)) >= 0)

@@ -18,8 +18,8 @@ struct cfi_rule {
 	bool signal;
 	uint8_t cfa_reg;
 	int64_t cfa_off;
-	uint8_t how[DW_NREGS];
-	int64_t off[DW_NREGS]; /* offset from CFA (H_AT, H_VAL) or register number (H_REG) */
+	uint8_t how[ARCH_NREGS];
+	int64_t off[ARCH_NREGS]; /* offset from CFA (H_AT, H_VAL) or register number (H_REG) */
 };
 
 void cfi_cache_init(struct cfi_cache *c, size_t max_rules)
@@ -88,24 +88,24 @@ static bool eval_expr(const Dwarf_Op *ops, size_t nops, const struct eval_env *e
 			PUSH(a - DW_OP_lit0);
 		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
 			int r = a - DW_OP_breg0;
-			if (r >= DW_NREGS || !reg_ok(env->regs, r))
+			if (r >= ARCH_NREGS || !reg_ok(env->regs, r))
 				return false;
 			PUSH(env->regs->r[r] + op->number);
 		} else if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
 			int r = a - DW_OP_reg0;
-			if (r >= DW_NREGS || !reg_ok(env->regs, r))
+			if (r >= ARCH_NREGS || !reg_ok(env->regs, r))
 				return false;
 			PUSH(env->regs->r[r]);
 			*is_value = true;
 		} else {
 			switch (a) {
 			case DW_OP_bregx:
-				if (op->number >= DW_NREGS || !reg_ok(env->regs, (int)op->number))
+				if (op->number >= ARCH_NREGS || !reg_ok(env->regs, (int)op->number))
 					return false;
 				PUSH(env->regs->r[op->number] + op->number2);
 				break;
 			case DW_OP_regx:
-				if (op->number >= DW_NREGS || !reg_ok(env->regs, (int)op->number))
+				if (op->number >= ARCH_NREGS || !reg_ok(env->regs, (int)op->number))
 					return false;
 				PUSH(env->regs->r[op->number]);
 				*is_value = true;
@@ -222,12 +222,13 @@ static bool compile_reg(const Dwarf_Op *ops, size_t nops, const Dwarf_Op *ops_me
 		}
 		return false;
 	}
-	if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg16) {
+	if (nops == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31 &&
+	    ops[0].atom - DW_OP_reg0 < ARCH_NREGS) {
 		*how = H_REG;
 		*off = ops[0].atom - DW_OP_reg0;
 		return true;
 	}
-	if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < DW_NREGS) {
+	if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < ARCH_NREGS) {
 		*how = H_REG;
 		*off = (int64_t)ops[0].number;
 		return true;
@@ -247,16 +248,17 @@ static void compile(Dwarf_Frame *fr, struct cfi_rule *rule)
 	size_t nops;
 	if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1)
 		return;
-	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg16) {
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31 &&
+	    ops[0].atom - DW_OP_breg0 < ARCH_NREGS) {
 		rule->cfa_reg = ops[0].atom - DW_OP_breg0;
 		rule->cfa_off = (int64_t)ops[0].number;
-	} else if (ops[0].atom == DW_OP_bregx && ops[0].number < DW_NREGS) {
+	} else if (ops[0].atom == DW_OP_bregx && ops[0].number < ARCH_NREGS) {
 		rule->cfa_reg = (uint8_t)ops[0].number;
 		rule->cfa_off = (int64_t)ops[0].number2;
 	} else {
 		return;
 	}
-	for (int r = 0; r < DW_NREGS; r++) {
+	for (int r = 0; r < ARCH_NREGS; r++) {
 		Dwarf_Op mem[3];
 		Dwarf_Op *rops;
 		size_t rn;
@@ -275,7 +277,16 @@ static void compile(Dwarf_Frame *fr, struct cfi_rule *rule)
  * thread has written over since. Not the return address: no pop restores it. */
 static bool below_sp(const struct regset *in, int r, uint64_t slot)
 {
-	return r != DW_RIP && reg_ok(in, DW_RSP) && slot < in->r[DW_RSP] && reg_ok(in, r);
+	return r != REG_RA && reg_ok(in, REG_SP) && slot < in->r[REG_SP] && reg_ok(in, r);
+}
+
+/* The caller's pc is the return address the RA column restored (x86-64: that column is rip
+ * itself; arm64: x30), its pointer authentication code cleared; the caller's own RA register
+ * keeps the signed value it held. */
+static void caller_pc(const struct regset *in, struct regset *o)
+{
+	o->pac_mask = in->pac_mask;
+	reg_set(o, REG_PC, reg_strip_pac(in, o->r[REG_RA]));
 }
 
 static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regset *in,
@@ -286,8 +297,7 @@ static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regs
 	uint64_t cfa = in->r[rule->cfa_reg] + (uint64_t)rule->cfa_off;
 	struct regset o;
 	memset(&o, 0, sizeof(o));
-	o.fs_base = in->fs_base;
-	for (int r = 0; r < DW_NREGS; r++) {
+	for (int r = 0; r < ARCH_NREGS; r++) {
 		uint64_t v;
 		switch (rule->how[r]) {
 		case H_SAME:
@@ -299,7 +309,7 @@ static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regs
 				reg_set(&o, r, in->r[r]);
 			else if (mem_read_u64(mem, cfa + (uint64_t)rule->off[r], &v))
 				reg_set(&o, r, v);
-			else if (r == DW_RIP)
+			else if (r == REG_RA)
 				return CFI_BAD;
 			break;
 		case H_VAL:
@@ -313,13 +323,14 @@ static enum cfi_result apply_rule(const struct cfi_rule *rule, const struct regs
 			break;
 		}
 	}
-	if (rule->how[DW_RIP] == H_UNDEF)
+	if (rule->how[REG_RA] == H_UNDEF)
 		return CFI_END;
-	if (!reg_ok(&o, DW_RIP))
+	if (!reg_ok(&o, REG_RA))
 		return CFI_BAD;
-	/* the CFA is the caller's stack pointer on x86-64 unless CFI says otherwise */
-	if (rule->how[DW_RSP] == H_SAME || rule->how[DW_RSP] == H_UNDEF)
-		reg_set(&o, DW_RSP, cfa);
+	/* the CFA is the caller's stack pointer unless CFI says otherwise */
+	if (rule->how[REG_SP] == H_SAME || rule->how[REG_SP] == H_UNDEF)
+		reg_set(&o, REG_SP, cfa);
+	caller_pc(in, &o);
 	*out = o;
 	return CFI_OK;
 }
@@ -338,9 +349,8 @@ static enum cfi_result eval_frame(Dwarf_Frame *fr, const struct regset *in, stru
 	env.have_cfa = true;
 	struct regset o;
 	memset(&o, 0, sizeof(o));
-	o.fs_base = in->fs_base;
 	bool ra_undef = false;
-	for (int r = 0; r < DW_NREGS; r++) {
+	for (int r = 0; r < ARCH_NREGS; r++) {
 		Dwarf_Op mem_ops[3];
 		Dwarf_Op *rops;
 		size_t rn;
@@ -348,7 +358,7 @@ static enum cfi_result eval_frame(Dwarf_Frame *fr, const struct regset *in, stru
 			continue;
 		if (rn == 0) {
 			if (rops == mem_ops) {
-				if (r == DW_RIP)
+				if (r == REG_RA)
 					ra_undef = true;
 			} else if (reg_ok(in, r)) {
 				reg_set(&o, r, in->r[r]);
@@ -366,12 +376,28 @@ static enum cfi_result eval_frame(Dwarf_Frame *fr, const struct regset *in, stru
 	}
 	if (ra_undef)
 		return CFI_END;
-	if (!reg_ok(&o, DW_RIP))
+	if (!reg_ok(&o, REG_RA))
 		return CFI_BAD;
-	if (!reg_ok(&o, DW_RSP))
-		reg_set(&o, DW_RSP, env.cfa);
+	if (!reg_ok(&o, REG_SP))
+		reg_set(&o, REG_SP, env.cfa);
+	caller_pc(in, &o);
 	*out = o;
 	return CFI_OK;
+}
+
+bool cfi_covers(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr)
+{
+	struct u64map *idx = img_index(c, img);
+	uint64_t v;
+	if (idx && u64map_get(idx, vaddr + 1, &v))
+		return v != 0;
+	Dwarf_CFI *cfi = (Dwarf_CFI *)elf_image_cfi(img);
+	Dwarf_Frame *fr = NULL;
+	bool ok = cfi && dwarf_cfi_addrframe(cfi, vaddr, &fr) == 0 && fr;
+	free(fr);
+	if (!ok && idx)
+		u64map_put(idx, vaddr + 1, 0);
+	return ok;
 }
 
 enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,

@@ -35,10 +35,14 @@ void cfi_cache_init(struct cfi_cache *c, size_t max_rules);
 void cfi_cache_free(struct cfi_cache *c);
 
 /* Unwind one frame. `vaddr` is the link-time PC to look up (already minus 1 for return addresses),
- * `in` the registers of this frame; `out` gets the caller's (rip, rsp and whatever CFI restores).
+ * `in` the registers of this frame; `out` gets the caller's (pc, sp and whatever CFI restores;
+ * pc is the return address, its pointer authentication code cleared).
  * *signal_frame is set when this frame is a signal trampoline. */
 enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
 			 const struct regset *in, struct regset *out, struct memsrc *mem,
 			 bool *signal_frame);
+
+/* Is there an FDE for `vaddr` (link-time, as cfi_step takes it)? */
+bool cfi_covers(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr);
 
 #endif

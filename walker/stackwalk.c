@@ -15,6 +15,7 @@
 #include "../sourcemap/store.h"
 #include "jit_names.h"
 #include "prefetch.h"
+#include "unwind_arch.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -173,12 +174,17 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
  * frame pointer at sp and the return address above it? (A pc deep in a function's body has its own
  * frame's slots at sp: without this, a pc that a code cache maps to a dead function's code would
  * be taken for that function's prologue.) */
-static bool return_address_at_sp(struct stackwalk *sw, struct memsrc *mem, const struct raw_frame *rf)
+static bool return_address_at_sp(struct stackwalk *sw, struct memsrc *mem, const struct raw_frame *rf,
+				 const struct regset *regs)
 {
-	uint64_t w[2];
+	uint64_t w[2], ret;
 	if (!mem_read(mem, rf->sp, w, sizeof(w)))
 		return false;
-	uint64_t ret = w[0] == rf->fp ? w[1] : w[0];
+	/* (arm64: before the prologue saved it, the return address is in the link register) */
+	if (w[0] == rf->fp)
+		ret = regs ? reg_strip_pac(regs, w[1]) : w[1];
+	else if (!regs || !unwind_top_link(regs, &ret))
+		ret = w[0];
 	struct pc_info pi;
 	v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, ret - 1, &pi);
 	return pi.cls == PC_JIT || pi.cls == PC_BUILTIN;
@@ -187,9 +193,10 @@ static bool return_address_at_sp(struct stackwalk *sw, struct memsrc *mem, const
 /* The frames of a top pc in optimized code that runs without its frame (a prologue, an epilogue:
  * positions_frameless_code), named as inlined functions are, without a receiver; the count. */
 static int emit_frameless_code(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
-			       const struct raw_frame *rf, struct frame *out, int *n, int max)
+			       const struct raw_frame *rf, const struct regset *regs, struct frame *out,
+			       int *n, int max)
 {
-	if (!return_address_at_sp(sw, h->mem, rf))
+	if (!return_address_at_sp(sw, h->mem, rf, regs))
 		return 0;
 	struct js_position pos[64];
 	int np = positions_frameless_code(&sw->positions, h, rf->pc, vf->kind == VF_JS ? vf->function : 0, pos, 64);
@@ -251,15 +258,21 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 
 /* Of the nwords (at most 8) words just above the stack pointer, those that are return addresses into
  * code of class cls, nearest first: where the caller of a frameless builtin (or of a function still
- * in its prologue) left its own. */
-static int code_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, int nwords,
-			       enum pc_class cls, uint64_t *out, int max)
+ * in its prologue) left its own — after the link register's, where the machine has one (regs: the
+ * top frame's registers, or NULL). */
+static int code_words_above_sp(struct stackwalk *sw, struct memsrc *mem, const struct regset *regs,
+			       uint64_t sp, int nwords, enum pc_class cls, uint64_t *out, int max)
 {
-	uint64_t words[8];
-	int n = 0;
-	if (nwords > 8 || !mem_read(mem, sp, words, sizeof(words[0]) * (size_t)nwords))
+	uint64_t words[9];
+	int n = 0, nw = 0;
+	if (nwords > 8)
 		return 0;
-	for (int i = 0; i < nwords && n < max; i++) {
+	if (regs && unwind_top_link(regs, &words[0]))
+		nw = 1;
+	if (!mem_read(mem, sp, words + nw, sizeof(words[0]) * (size_t)nwords))
+		return 0;
+	nw += nwords;
+	for (int i = 0; i < nw && n < max; i++) {
 		struct pc_info pi;
 		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, words[i] - 1, &pi);
 		if (pi.cls == cls)
@@ -270,11 +283,11 @@ static int code_words_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_
 
 /* The builtin whose return address is nearest above sp: the caller a function still in its
  * prologue (or already in its epilogue) returns to, when the frame at fp is that builtin's. */
-static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, uint64_t sp, struct frame *out,
-				  int *n, int max)
+static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, const struct regset *regs,
+				  uint64_t sp, struct frame *out, int *n, int max)
 {
 	uint64_t ret[4];
-	int nret = code_words_above_sp(sw, mem, sp, 4, PC_BUILTIN, ret, 4);
+	int nret = code_words_above_sp(sw, mem, regs, sp, 4, PC_BUILTIN, ret, 4);
 	for (int i = 0; i < nret; i++) {
 		struct pc_info pi;
 		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, ret[i] - 1, &pi);
@@ -300,13 +313,13 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	 * epilogue, its caller's frame still at fp (V8's profiler names the pc's function too, then
 	 * walks on from the caller of the frame at fp: --v8-self leaves that frame out) */
 	bool frameless_code = top && pi->cls == PC_JIT && vf.kind != VF_BAD &&
-			      emit_frameless_code(sw, h, &vf, rf, out, n, max) > 0;
+			      emit_frameless_code(sw, h, &vf, rf, regs, out, n, max) > 0;
 	if (frameless_code) {
 		st->js_frames++;
 		if (sw->v8_self)
 			return;
 		if (vf.kind != VF_JS) {
-			if (!emit_builtin_above_sp(sw, h->mem, rf->sp, out, n, max) && vf.kind == VF_TYPED)
+			if (!emit_builtin_above_sp(sw, h->mem, regs, rf->sp, out, n, max) && vf.kind == VF_TYPED)
 				emit_typed(sw, vf.type, rf->pc, out, n, max);
 			return;
 		}
@@ -332,7 +345,7 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		    .in_handler = top && is_builtin && pi->bytecode_handler,
 		    .regs = regs,
 		    .ret_candidates = cand,
-		    .ncandidates = top ? code_words_above_sp(sw, h->mem, rf->sp, 8, PC_JIT, cand, 8) : 0,
+		    .ncandidates = top ? code_words_above_sp(sw, h->mem, regs, rf->sp, 8, PC_JIT, cand, 8) : 0,
 		};
 		if (emit_js(sw, h, &vf, &site, rf, pi, out, n, max) > 0) {
 			st->js_frames++;

@@ -1,10 +1,14 @@
 /* unwind.c — one frame at a time: CFI when the PC's module has an FDE for it, else one
- * frame-pointer step (pc = [fp+8], sp = fp+16, fp = [fp]). Transitions need no special casing:
- * a V8 EntryFrame's saved fp and return address lead into C++ with CFI, and C++ called from an
- * exit frame returns into a builtin (no FDE), where the rbp that CFI restored continues the chain. */
+ * frame-pointer step (pc = [fp+8], fp = [fp], sp by the machine's rule: unwind_arch.h; fp + 16 but
+ * for arm64's entry frames). Transitions need no other casing: a V8 EntryFrame's saved fp and
+ * return address lead into C++ with CFI, and C++ called from an exit frame returns into a builtin
+ * (no FDE), where the frame pointer that CFI restored continues the chain. Every return address
+ * has its pointer authentication code (arm64) cleared: regs.h. */
 #include "unwind.h"
 
 #include <string.h>
+
+#include "unwind_arch.h"
 
 enum { CFI_CACHE_RULES = 1 << 16 };
 
@@ -23,6 +27,24 @@ void unwinder_free(struct unwinder *u)
 static bool in_bounds(const struct stack_bounds *b, uint64_t addr)
 {
 	return addr >= b->lo && addr < b->hi;
+}
+
+/* Is pc in an ELF file's code (not V8's)? */
+static bool in_elf(struct unwinder *u, uint64_t pc)
+{
+	struct addr_info ai;
+	return addrspace_lookup(u->as, pc, &ai) && ai.mod;
+}
+
+/* Has the module holding this return address an FDE for it? */
+static bool native_at(void *ctx, uint64_t ret)
+{
+	struct unwinder *u = ctx;
+	struct addr_info ai;
+	if (!addrspace_lookup(u->as, ret, &ai) || !ai.mod || !ai.vaddr_ok)
+		return false;
+	struct elf_image *img = addrspace_image(u->as, ai.mod);
+	return img && cfi_covers(&u->cfi, img, ai.vaddr - 1);
 }
 
 static enum cfi_result try_cfi(struct unwinder *u, uint64_t pc, bool exact, const struct regset *in,
@@ -47,18 +69,18 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 	int n = 0;
 	*end = UNWIND_MAX_DEPTH;
 	while (n < max) {
-		if (!reg_ok(&cur, DW_RIP) || !reg_ok(&cur, DW_RSP) || cur.r[DW_RIP] == 0) {
+		if (!reg_ok(&cur, REG_PC) || !reg_ok(&cur, REG_SP) || cur.r[REG_PC] == 0) {
 			*end = n ? UNWIND_FP_END : UNWIND_BROKEN;
 			break;
 		}
-		out[n] = (struct raw_frame){.pc = cur.r[DW_RIP], .sp = cur.r[DW_RSP],
-					    .fp = cur.r[DW_RBP], .how = how,
-					    .fp_ok = reg_ok(&cur, DW_RBP)};
+		out[n] = (struct raw_frame){.pc = cur.r[REG_PC], .sp = cur.r[REG_SP],
+					    .fp = cur.r[REG_FP], .how = how,
+					    .fp_ok = reg_ok(&cur, REG_FP)};
 		n++;
 		bool exact = how == FRAME_TOP || how == FRAME_SIGNAL_RESUME;
 		struct regset next;
 		bool signal = false;
-		enum cfi_result r = try_cfi(u, cur.r[DW_RIP], exact, &cur, &next, mem, &signal);
+		enum cfi_result r = try_cfi(u, cur.r[REG_PC], exact, &cur, &next, mem, &signal);
 		if (r == CFI_END) {
 			*end = UNWIND_COMPLETE;
 			break;
@@ -68,21 +90,22 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */
 			out[n - 1].no_cfi = true;
-			uint64_t fp = cur.r[DW_RBP], saved[2];
-			if (!reg_ok(&cur, DW_RBP) || fp == 0) {
-				*end = UNWIND_FP_END;
+			uint64_t fp = cur.r[REG_FP], saved[2];
+			if (!reg_ok(&cur, REG_FP) || fp == 0) {
+				*end = ARCH_FP_ZERO_IS_OUTERMOST && reg_ok(&cur, REG_FP) && in_elf(u, cur.r[REG_PC])
+					       ? UNWIND_COMPLETE : UNWIND_FP_END;
 				break;
 			}
-			if ((fp & 7) || fp < cur.r[DW_RSP] || !in_bounds(bounds, fp) ||
+			if ((fp & 7) || fp < cur.r[REG_SP] || !in_bounds(bounds, fp) ||
 			    !mem_read(mem, fp, saved, sizeof(saved))) {
 				*end = UNWIND_BROKEN;
 				break;
 			}
 			memset(&next, 0, sizeof(next));
-			next.fs_base = cur.fs_base;
-			reg_set(&next, DW_RBP, saved[0]);
-			reg_set(&next, DW_RIP, saved[1]);
-			reg_set(&next, DW_RSP, fp + 16);
+			next.pac_mask = cur.pac_mask;
+			reg_set(&next, REG_FP, saved[0]);
+			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
+			unwind_fp_caller(&next, fp, mem, native_at, u);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
 				*end = UNWIND_FP_END;
@@ -93,11 +116,11 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			break;
 		}
 		/* the stack must unwind toward its base; a signal frame may jump elsewhere */
-		if (!signal && next.r[DW_RSP] <= cur.r[DW_RSP]) {
+		if (!signal && next.r[REG_SP] <= cur.r[REG_SP]) {
 			*end = UNWIND_BROKEN;
 			break;
 		}
-		if (!signal && !in_bounds(bounds, next.r[DW_RSP] - 1)) {
+		if (!signal && !in_bounds(bounds, next.r[REG_SP] - 1)) {
 			*end = UNWIND_FP_END;
 			break;
 		}

@@ -9,6 +9,10 @@ const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const h = require('./harness');
 
+// the kernel's outermost frame of a system call made from user space: x86-64's syscall entry,
+// arm64's EL0 synchronous exception vector (its handler calls el0_svc)
+const SYSCALL_ENTRY = process.arch === 'arm64' ? /^el0t_64_sync/ : /^entry_SYSCALL_64/;
+
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-bpf-'));
 require('node:test').after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -98,7 +102,7 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     // /dev/null is spent in do_syscall_64's own entry and exit work (35 of 65 samples there, 28
     // under ksys_write; in a make check 22 of 57)
     if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
-    if (/^entry_SYSCALL_64/.test(s.frames[k])) viaEntry += s.count;
+    if (SYSCALL_ENTRY.test(s.frames[k])) viaEntry += s.count;
     if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
   }
   const total = stacks.reduce((a, s) => a + s.count, 0);

@@ -18,6 +18,10 @@ const FIXTURES = path.join(ROOT, 'fixtures');
 const MODE = process.env.V8WALK_MODE || 'ptrace';
 if (!['ptrace', 'bpf'].includes(MODE)) throw new Error(`V8WALK_MODE must be ptrace or bpf, not ${MODE}`);
 
+// How much longer a fixture's messages may take than on real hardware: V8WALK_E2E_TIME_SCALE (an
+// emulated machine runs node many times slower: scripts/arm64-guest.sh sets it); 1 otherwise.
+const WAIT_SCALE = Math.max(1, Number(process.env.V8WALK_E2E_TIME_SCALE) || 1);
+
 // Who copies a stopped thread's stack in ptrace mode: V8WALK_STACK_COPY=read|kernel adds
 // `--stack-copy` to every ptrace run that does not choose itself (scripts/check-asan.sh runs one
 // pass with v8walk's own copies, the fallback where perf events are not allowed); unset = auto.
@@ -69,7 +73,7 @@ function controlled(child, name, running = () => child.exitCode === null && chil
     messages.push(msg);
     for (const w of waiters.splice(0)) w();
   });
-  const next = (pred, ms = 30000) => new Promise((resolve, reject) => {
+  const next = (pred, ms = 30000 * WAIT_SCALE) => new Promise((resolve, reject) => {
     const onExit = (code, sig) => { clearTimeout(t); reject(new Error(`fixture ${name} exited (${code ?? sig})`)); };
     const t = setTimeout(() => { child.off('exit', onExit); reject(new Error(`fixture ${name}: timed out waiting`)); }, ms);
     const check = () => {

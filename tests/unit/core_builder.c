@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch_defs.h"
 #include "../../util/xalloc.h"
 
 void cb_init(struct core_builder *b)
@@ -41,13 +42,13 @@ static void note(struct core_builder *b, uint32_t type, const void *desc, uint32
 
 void cb_thread(struct core_builder *b, pid_t tid, int cursig, uint64_t rip, uint64_t rsp)
 {
-	uint8_t d[336] = {0};
+	uint8_t d[112 + ARCH_PRSTATUS_NREGS * 8 + 8] = {0}; /* pr_reg, then pr_fpvalid and padding */
 	int16_t sig = (int16_t)cursig;
 	int32_t pid = tid;
 	memcpy(d + 12, &sig, 2);
 	memcpy(d + 32, &pid, 4);
-	memcpy(d + 112 + 16 * 8, &rip, 8);
-	memcpy(d + 112 + 19 * 8, &rsp, 8);
+	memcpy(d + 112 + ARCH_PRSTATUS_PC * 8, &rip, 8);
+	memcpy(d + 112 + ARCH_PRSTATUS_SP * 8, &rsp, 8);
 	note(b, NT_PRSTATUS, d, sizeof(d));
 }
 
@@ -120,7 +121,7 @@ size_t cb_write(struct core_builder *b, const char *path)
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	eh.e_type = b->etype;
-	eh.e_machine = EM_X86_64;
+	eh.e_machine = ARCH_ELF_MACHINE;
 	eh.e_version = EV_CURRENT;
 	eh.e_phoff = sizeof(eh);
 	eh.e_ehsize = sizeof(eh);

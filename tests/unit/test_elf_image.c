@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch_defs.h"
 #include "../../symtab/elf_image.h"
 #include "core_builder.h"
 
@@ -157,7 +158,7 @@ static struct elf_image *cfi_image(const uint8_t *eh, size_t eh_n, const uint8_t
 {
 	static const char shstr[] = "\0.eh_frame_hdr\0.eh_frame\0.shstrtab";
 	memset(file, 0, sizeof(file));
-	Elf64_Ehdr e = {.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+	Elf64_Ehdr e = {.e_type = ET_DYN, .e_machine = ARCH_ELF_MACHINE, .e_version = EV_CURRENT,
 			.e_phoff = 64, .e_ehsize = sizeof(e), .e_phentsize = sizeof(Elf64_Phdr),
 			.e_phnum = 2, .e_shentsize = sizeof(Elf64_Shdr)};
 	memcpy(e.e_ident, ELFMAG, SELFMAG);

@@ -252,9 +252,9 @@ Test(frames, frame_pointer_walk_and_its_sanity_checks)
 	frame_at(f3, 0, 0x7000003, 0, 0);
 	struct regset r;
 	memset(&r, 0, sizeof(r));
-	reg_set(&r, DW_RIP, 0x7000000);
-	reg_set(&r, DW_RSP, st.lo + 512);
-	reg_set(&r, DW_RBP, f1);
+	reg_set(&r, REG_PC, 0x7000000);
+	reg_set(&r, REG_SP, st.lo + 512);
+	reg_set(&r, REG_FP, f1);
 	struct raw_frame out[16];
 	enum unwind_end end;
 	int n = unwind_stack(&u, &r, &fh.base, &b, out, 16, &end);
@@ -272,12 +272,12 @@ Test(frames, frame_pointer_walk_and_its_sanity_checks)
 	cr_assert_eq(end, UNWIND_BROKEN);
 	cr_assert_lt(n, 4);
 	/* a frame pointer outside the thread's stack */
-	reg_set(&r, DW_RBP, st.hi + 64);
+	reg_set(&r, REG_FP, st.hi + 64);
 	n = unwind_stack(&u, &r, &fh.base, &b, out, 16, &end);
 	cr_assert_eq(end, UNWIND_BROKEN);
 	/* the depth limit */
 	frame_at(f2, f3, 0x7000002, 0, 0);
-	reg_set(&r, DW_RBP, f1);
+	reg_set(&r, REG_FP, f1);
 	n = unwind_stack(&u, &r, &fh.base, &b, out, 2, &end);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(end, UNWIND_MAX_DEPTH);
@@ -313,9 +313,9 @@ static void walk_fixture_init(struct walk_fixture *w, uint64_t top, uint64_t bel
 	put(f1 + 16, undefined);
 	put(f2 + 16, undefined);
 	memset(&w->r, 0, sizeof(w->r));
-	reg_set(&w->r, DW_RIP, 0x7000000);
-	reg_set(&w->r, DW_RSP, w->st.lo + 512);
-	reg_set(&w->r, DW_RBP, f1);
+	reg_set(&w->r, REG_PC, 0x7000000);
+	reg_set(&w->r, REG_SP, w->st.lo + 512);
+	reg_set(&w->r, REG_FP, f1);
 	w->b = (struct stack_bounds){w->st.lo, w->st.hi};
 }
 

@@ -593,8 +593,8 @@ Test(positions, interpreted_frame_position)
 	cr_assert_eq(out[0].source, POS_BYTECODE);
 	/* the live offset register wins inside a bytecode handler on top */
 	struct regset r = {0};
-	reg_set(&r, DW_R12, bca);
-	reg_set(&r, DW_R9, 2 + 53);
+	reg_set(&r, REG_V8_BYTECODE_ARRAY, bca);
+	reg_set(&r, REG_V8_BYTECODE_OFFSET, 2 + 53);
 	site.top = site.in_handler = true;
 	site.regs = &r;
 	js_frame_positions(&p, &fh.h, &vf, &site, out, 4);

@@ -78,9 +78,9 @@ static void set_regs(struct rec *rec, uint64_t pc, uint64_t sp, uint64_t fp)
 {
 	memset(&rec->r, 0, sizeof(rec->r));
 	rec->r.type = V8W_REC_SAMPLE;
-	rec->r.regs[16] = pc; /* pt_regs order: ip */
-	rec->r.regs[19] = sp;
-	rec->r.regs[4] = fp;  /* bp */
+	rec->r.regs[ARCH_PRSTATUS_PC] = pc; /* pt_regs begins as pr_reg does */
+	rec->r.regs[ARCH_PRSTATUS_SP] = sp;
+	rec->r.regs[ARCH_PRSTATUS_FP] = fp;
 }
 
 /* Three frame-pointer frames above sp: f1 → f2 → f3 (outermost, saved fp 0). */

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../symtab/native_names.h"
-#include "../../mem/memsrc_live.h"
-#include "../../walker/unwind.h"
+#include "../../../symtab/native_names.h"
+#include "../../../mem/memsrc_live.h"
+#include "../../../walker/unwind.h"
 
 struct walk {
 	struct addrspace as;
@@ -30,7 +30,7 @@ static void walk_self(struct walk *w, const struct regset *regs)
 	unwinder_init(&w->u, &w->as);
 	intern_init(&w->names);
 	native_names_init(&w->nn, &w->as, &w->names, false);
-	const struct mapping *m = maps_find(&w->as.maps, regs->r[DW_RSP]);
+	const struct mapping *m = maps_find(&w->as.maps, regs->r[REG_SP]);
 	cr_assert_not_null(m);
 	struct stack_bounds b = {m->start, m->end};
 	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
@@ -68,9 +68,9 @@ static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
 			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
 	struct regset regs;
 	memset(&regs, 0, sizeof(regs));
-	reg_set(&regs, DW_RIP, rip);
-	reg_set(&regs, DW_RSP, rsp);
-	reg_set(&regs, DW_RBP, rbp);
+	reg_set(&regs, REG_PC, rip);
+	reg_set(&regs, REG_SP, rsp);
+	reg_set(&regs, REG_FP, rbp);
 	walk_self(w, &regs);
 	__asm__ volatile("" ::: "memory");
 }
@@ -166,9 +166,9 @@ Test(cfi, a_register_saved_below_sp_is_its_value_not_the_dead_slot)
 	uint64_t rbp = (uint64_t)(uintptr_t)&stk[6];
 	struct regset regs;
 	memset(&regs, 0, sizeof(regs));
-	reg_set(&regs, DW_RIP, (uint64_t)(uintptr_t)epi_ret);
-	reg_set(&regs, DW_RSP, (uint64_t)(uintptr_t)&stk[2]);
-	reg_set(&regs, DW_RBP, rbp);
+	reg_set(&regs, REG_PC, (uint64_t)(uintptr_t)epi_ret);
+	reg_set(&regs, REG_SP, (uint64_t)(uintptr_t)&stk[2]);
+	reg_set(&regs, REG_FP, rbp);
 	walk_self(&w, &regs);
 	__asm__ volatile("" ::: "memory");
 	cr_assert_geq(w.n, 2, "the caller was found (%d frames)", w.n);

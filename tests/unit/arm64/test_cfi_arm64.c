@@ -1,0 +1,131 @@
+/* test_cfi_arm64.c — native unwinding by CFI on real aarch64 code signed with pointer
+ * authentication: this file is built with -mbranch-protection=standard (GNUmakefile), so its
+ * functions sign the return address they save (paciasp) and their CFI toggles the return-address
+ * state (DW_CFA_AARCH64_negate_ra_state). The test binary unwinds its own live stack through the
+ * same unwinder, address space and memory source as a live target; every saved return address
+ * must come back with its authentication code cleared, and the walk must reach the outermost
+ * frame. On a machine with PAC (/proc/cpuinfo's paca: the emulated machine of make check-arm64)
+ * the saved return address is checked to carry a code, so that the test proves the stripping. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../../symtab/native_names.h"
+#include "../../../mem/memsrc_live.h"
+#include "../../../walker/unwind.h"
+
+struct walk {
+	struct addrspace as;
+	struct memsrc_live mem;
+	struct unwinder u;
+	struct intern names;
+	struct native_names nn;
+	struct raw_frame raw[128];
+	int n;
+	enum unwind_end end;
+};
+
+static void walk_self(struct walk *w, const struct regset *regs)
+{
+	addrspace_init(&w->as, getpid(), "");
+	cr_assert_eq(addrspace_load_proc(&w->as), 0);
+	memsrc_live_init(&w->mem, getpid());
+	unwinder_init(&w->u, &w->as);
+	intern_init(&w->names);
+	native_names_init(&w->nn, &w->as, &w->names, false);
+	const struct mapping *m = maps_find(&w->as.maps, regs->r[REG_SP]);
+	cr_assert_not_null(m);
+	struct stack_bounds b = {m->start, m->end};
+	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
+}
+
+static const char *name_at(struct walk *w, int i)
+{
+	uint32_t file;
+	uint64_t off;
+	bool ret = w->raw[i].how != FRAME_TOP && w->raw[i].how != FRAME_SIGNAL_RESUME;
+	return intern_get(&w->names, native_name(&w->nn, w->raw[i].pc, ret, &file, &off));
+}
+
+static int find(struct walk *w, const char *name)
+{
+	for (int i = 0; i < w->n; i++)
+		if (strcmp(name_at(w, i), name) == 0)
+			return i;
+	return -1;
+}
+
+static void walk_free(struct walk *w)
+{
+	native_names_free(&w->nn);
+	intern_free(&w->names);
+	unwinder_free(&w->u);
+	memsrc_live_close(&w->mem);
+	addrspace_free(&w->as);
+}
+
+/* Does this CPU authenticate pointers (the kernel enabled PAC for user space)? */
+static bool cpu_has_pac(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[1024];
+	bool yes = false;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "Features", 8) == 0 && strstr(line, " paca"))
+			yes = true;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+static uint64_t saved_lr; /* capture_and_walk's return address as its frame record holds it */
+
+static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
+{
+	uint64_t pc, sp, fp, lr;
+	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
+			 : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(lr));
+	memcpy(&saved_lr, (const void *)(uintptr_t)(fp + 8), sizeof(saved_lr));
+	struct regset regs;
+	memset(&regs, 0, sizeof(regs));
+	regs.pac_mask = regset_pac_mask_default();
+	reg_set(&regs, REG_PC, pc);
+	reg_set(&regs, REG_SP, sp);
+	reg_set(&regs, REG_FP, fp);
+	reg_set(&regs, REG_LR, lr);
+	walk_self(w, &regs);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void middle_fn(struct walk *w)
+{
+	capture_and_walk(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void outer_fn(struct walk *w)
+{
+	middle_fn(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi_arm64, unwinds_own_signed_stack_to_the_outermost_frame)
+{
+	static struct walk w;
+	outer_fn(&w);
+	if (cpu_has_pac())
+		cr_assert_neq(saved_lr & regset_pac_mask_default(), 0,
+			      "the saved return address %#llx carries an authentication code",
+			      (unsigned long long)saved_lr);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame");
+	int a = find(&w, "capture_and_walk"), b = find(&w, "middle_fn"), d = find(&w, "outer_fn");
+	cr_assert(a == 0 && b == 1 && d == 2, "capture_and_walk=%d middle_fn=%d outer_fn=%d", a, b, d);
+	cr_assert_eq(w.raw[1].how, FRAME_CFI);
+	for (int i = 1; i < w.n; i++) {
+		cr_assert_eq(w.raw[i].pc & regset_pac_mask_default(), 0, "frame %d's pc is an address", i);
+		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
+	}
+	walk_free(&w);
+}
