@@ -34,7 +34,7 @@ int mode_dump(const struct options *o)
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
 		return EXIT_ERROR;
-	ss.sw.async_frames = true; /* a dump shows what Error.stack would: async callers too */
+	ss.sw.async.on = true; /* a dump shows what Error.stack would: async callers too */
 	struct process_dump d;
 	process_dump_init(&d, &ss.strings);
 	d.pid = o->pid;

@@ -101,6 +101,21 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_REACTION_NEXT, ANY, V8V(12, 0, 0), NONE, 8, "8 (measured 9.4-11.3)"},
     {L_REACTION_FULFILL, ANY, ANY, L_REACTION_NEXT, 16, "next + 16 (after reject_handler)"},
     {L_REACTION_PROMISE, ANY, ANY, L_REACTION_NEXT, 24, "next + 24"},
+    {L_REACTION_REJECT, ANY, ANY, L_REACTION_NEXT, 8, "next + 8"},
+    {L_CAPABILITY_PROMISE, ANY, ANY, NONE, 8, "8 (measured 9.4-14.6)"},
+    {L_JSASYNCGEN_QUEUE, ANY, ANY, NONE, 80, "80 (after the generator fields; measured 9.4-14.6)"},
+    {L_AGR_PROMISE, ANY, ANY, NONE, 32, "32 (next, resume_mode, value, promise)"},
+    /* a builtin's SharedFunctionInfo holds Smi(id): in function_data up to V8 12, in its own
+     * field from 13 (measured 13.6, 14.6: user functions hold Smi(-1) there) */
+    {L_SFI_BUILTIN_ID, V8V(13, 0, 0), ANY, NONE, 16, "16 (measured 13.6, 14.6)"},
+    {L_SFI_BUILTIN_ID, ANY, V8V(13, 0, 0), L_SFI_FUNCTION_DATA, 0, "function_data (measured 9.4-12.4)"},
+    {L_CONTEXT_PROMISE_SLOT, ANY, ANY, NONE, 2, "PromiseBuiltins::kPromiseSlot"},
+    {L_CONTEXT_CAPABILITY_SLOT, ANY, ANY, NONE, 3, "PromiseBuiltins::kPromiseAllResolveElementCapabilitySlot"},
+    {L_ASYNC_ALLSETTLED, V8V(10, 0, 0), ANY, NONE, 1, "followed (measured 10.2+)"},
+    {L_ASYNC_ALLSETTLED, ANY, V8V(10, 0, 0), NONE, 0, "not followed (measured 9.4)"},
+    /* PromiseFulfillReactionJob / PromiseRejectReactionJob keep the task's promise_or_capability
+     * in their first spill slot (measured on every line; 9.4's reject job one slot further) */
+    {L_FP_JOB_PROMISE, ANY, ANY, NONE, -16, "fp - 16 (measured; 9.4's reject job fp - 24)"},
 
     /* Code objects (used for exact positions) */
     {L_CODE_INSTR_INLINE, V8V(11, 1, 204), ANY, NONE, 0, "pointer (Code/InstructionStream split)"},

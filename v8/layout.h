@@ -167,6 +167,15 @@
 	X(REACTION_NEXT, "PromiseReaction.next")                                                   \
 	X(REACTION_FULFILL, "PromiseReaction.fulfill_handler")                                     \
 	X(REACTION_PROMISE, "PromiseReaction.promise_or_capability")                               \
+	X(REACTION_REJECT, "PromiseReaction.reject_handler")                                       \
+	X(CAPABILITY_PROMISE, "PromiseCapability.promise")                                         \
+	X(JSASYNCGEN_QUEUE, "JSAsyncGeneratorObject.queue")                                        \
+	X(AGR_PROMISE, "AsyncGeneratorRequest.promise")                                            \
+	X(SFI_BUILTIN_ID, "SharedFunctionInfo: builtin id (a Smi; -1 or an object when none)")     \
+	X(CONTEXT_PROMISE_SLOT, "Context slot: the promise of Promise resolving functions")        \
+	X(CONTEXT_CAPABILITY_SLOT, "Context slot: the capability of Promise.all/allSettled/any elements") \
+	X(ASYNC_ALLSETTLED, "Error.stack follows Promise.allSettled elements (1) or stops there (0)") \
+	X(FP_JOB_PROMISE, "frame: a promise reaction job's promise_or_capability (first spill slot)") \
 	X(SCRIPT_EVAL_FROM_SHARED, "Script.eval_from_shared_or_wrapped_arguments")           \
 	X(SCRIPT_EVAL_FROM_POSITION, "Script.eval_from_position")                            \
 	X(STACK_TYPE_RULE, "Error.stack: type prefix unless the name starts with it (0) / when the name is another identifier (1)") \
@@ -212,6 +221,11 @@
 	X(T_JS_ASYNC_FUNCTION_OBJECT, "JS_ASYNC_FUNCTION_OBJECT_TYPE")                       \
 	X(T_JS_PROMISE, "JS_PROMISE_TYPE")                                                   \
 	X(T_PROMISE_REACTION, "PROMISE_REACTION_TYPE")                                       \
+	X(T_JS_ASYNC_GENERATOR_OBJECT, "JS_ASYNC_GENERATOR_OBJECT_TYPE")                     \
+	X(T_PROMISE_CAPABILITY, "PROMISE_CAPABILITY_TYPE")                                   \
+	X(T_ASYNC_GENERATOR_REQUEST, "ASYNC_GENERATOR_REQUEST_TYPE")                         \
+	X(T_CONTEXT_FIRST, "FirstContextType")                                               \
+	X(T_CONTEXT_LAST, "LastContextType")                                                 \
 	X(T_INTERPRETER_DATA, "INTERPRETER_DATA_TYPE")                                             \
 	X(T_BYTECODE_WRAPPER, "BYTECODE_WRAPPER_TYPE")                                       \
 	/* frame types (renumbered in every release) */                                            \
