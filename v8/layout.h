@@ -157,6 +157,7 @@
 	X(ODDBALL_FALSE, "Oddball kind: false")                                              \
 	X(CONTEXT_EXTENSION, "Context slot: extension")                                            \
 	X(JSGEN_FUNCTION, "JSGeneratorObject.function")                                            \
+	X(JSGEN_CONTEXT, "JSGeneratorObject.context")                                              \
 	X(JSGEN_RECEIVER, "JSGeneratorObject.receiver")                                            \
 	X(JSGEN_INPUT_OR_DEBUG_POS, "JSGeneratorObject.input_or_debug_pos")                        \
 	X(JSGEN_CONTINUATION, "JSGeneratorObject.continuation")                                    \
@@ -176,6 +177,15 @@
 	X(CONTEXT_CAPABILITY_SLOT, "Context slot: the capability of Promise.all/allSettled/any elements") \
 	X(ASYNC_ALLSETTLED, "Error.stack follows Promise.allSettled elements (1) or stops there (0)") \
 	X(FP_JOB_PROMISE, "frame: a promise reaction job's promise_or_capability (first spill slot)") \
+	/* heap pages (a MemoryChunk's header, or from V8 13 its metadata) */                    \
+	X(PAGE_SHIFT, "heap page alignment (log2)")                                                \
+	X(PAGE_METADATA, "page header: pointer to the page's metadata (V8 >= 13)")                 \
+	X(PAGE_RESERVATION, "page header/metadata: reservation {page allocator, address, size}")   \
+	X(PAGE_FLAGS, "page header: flags")                                                        \
+	X(PAGE_AREA_START, "page header/metadata: area_start")                                     \
+	X(PAGE_AREA_END, "page header/metadata: area_end")                                         \
+	X(PAGE_HEAP, "page header/metadata: heap")                                                 \
+	X(PAGE_FROM_BIT, "page flags: FROM_PAGE (the young generation's inactive half)")           \
 	X(SCRIPT_EVAL_FROM_SHARED, "Script.eval_from_shared_or_wrapped_arguments")           \
 	X(SCRIPT_EVAL_FROM_POSITION, "Script.eval_from_position")                            \
 	X(STACK_TYPE_RULE, "Error.stack: type prefix unless the name starts with it (0) / when the name is another identifier (1)") \

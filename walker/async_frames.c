@@ -273,9 +273,10 @@ int async_site_chain(struct async_frames *a, const struct v8_heap *h, const stru
 	a->st.reads += w.reads;
 	if (*how == AO_CHAIN && (end == AE_MOVED || w.moved))
 		*how = AO_MOVED;
-	/* a live process: an awaiter found running or an object of the wrong type is a race with
-	 * the program, not a chain */
-	else if (*how == AO_CHAIN && end == AE_BAD && a->live)
+	/* a live process: an awaiter found running, an object of the wrong type or a settled promise
+	 * (one of the chain's functions ended since the sample) is a race with the program, not the
+	 * chain at the sample */
+	else if (*how == AO_CHAIN && (end == AE_BAD || end == AE_SETTLED) && a->live)
 		*how = AO_CHANGED;
 	return *how == AO_CHAIN ? n : 0;
 }

@@ -213,8 +213,8 @@ static bool has_js(const struct frame *f, int from, int to)
 /* An async frame: a suspended async function at the position it awaits, named as Error.stack
  * names it ("async fn"), or a combinator's element ("async Promise.all (index 1)"). False when its
  * function cannot be read. */
-static bool name_async_frame(struct stackwalk *sw, const struct v8_heap *h, const struct async_frame *af,
-			     struct frame *f)
+bool stackwalk_async_frame(struct stackwalk *sw, const struct v8_heap *h, const struct async_frame *af,
+			   struct frame *f)
 {
 	static const char *const combinators[] = {[AF_ALL] = "all", [AF_ALLSETTLED] = "allSettled", [AF_ANY] = "any"};
 	memset(f, 0, sizeof(*f));
@@ -260,7 +260,7 @@ static void splice_async(struct stackwalk *sw, const struct v8_heap *h, struct f
 	int na = async_site_chain(&sw->async, h, &site, sw->async_chain, ASYNC_MAX_FRAMES, &how);
 	int k = 0;
 	for (int i = 0; i < na && how == AO_CHAIN; i++) {
-		if (name_async_frame(sw, h, &sw->async_chain[i], &sw->async_out[k]))
+		if (stackwalk_async_frame(sw, h, &sw->async_chain[i], &sw->async_out[k]))
 			k++;
 		else if (sw->async.live)
 			how = AO_CHANGED; /* a function that cannot be read now: the chain ran on */
@@ -618,12 +618,17 @@ static unsigned long late_reads(const struct stackwalk *sw)
 	return sw->live_reads ? *sw->live_reads : 0;
 }
 
-int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
-		     struct frame *out, int max, struct walk_stats *st)
+void stackwalk_begin_names(struct stackwalk *sw)
 {
 	function_cache_begin_walk(&sw->funcs);
 	script_cache_begin_walk(&sw->scripts);
 	code_finder_begin_walk(&sw->positions.codes);
+}
+
+int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     struct frame *out, int max, struct walk_stats *st)
+{
+	stackwalk_begin_names(sw);
 	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;

@@ -116,6 +116,14 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 /* After stackwalk_decode (stackwalk_capture does it itself): with memo_on, keep the frames this
  * walk decoded for the activations to come if its sample validated, else forget them. */
 void stackwalk_memo_commit(struct stackwalk *sw, bool validated);
+/* Before names are asked outside a walk (stackwalk_async_frame): the caches keep within their
+ * bounds; what they returned before may be gone. */
+void stackwalk_begin_names(struct stackwalk *sw);
+/* An async frame (a suspended async function at the await it waits in, or a combinator's
+ * element) named as Error.stack names it, "async f" / "async Promise.all (index 1)"; false when
+ * its function cannot be read. */
+bool stackwalk_async_frame(struct stackwalk *sw, const struct v8_heap *h, const struct async_frame *af,
+			   struct frame *f);
 /* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
  * the heap could not name: walker/jit_names.h); with source maps, JS frames of mapped scripts
  * move to their original position (sourcemap/store.h). */
