@@ -189,23 +189,10 @@ static bool elf_ptr_at(const struct elf_names *c, uint64_t vaddr, uint64_t *v)
 	return elf_image_read(c->img, vaddr, v, sizeof(*v));
 }
 
-struct sym_find {
-	uint64_t value, size;
-	bool found;
-};
-
-static bool find_metadata(void *vctx, const char *name, uint64_t value, uint64_t size, int type, int shndx)
+bool builtin_ids_table_symbol(const char *name)
 {
-	(void)type, (void)shndx;
-	struct sym_find *f = vctx;
 	/* _ZN2v88internal12_GLOBAL__N_1L16builtin_metadataE (V8 <= 13), …_116builtin_metadataE (14) */
-	if (strncmp(name, "_ZN2v88internal", 15) == 0 && strstr(name, "16builtin_metadataE") && size) {
-		f->value = value;
-		f->size = size;
-		f->found = true;
-		return false;
-	}
-	return true;
+	return strncmp(name, "_ZN2v88internal", 15) == 0 && strstr(name, "16builtin_metadataE") != NULL;
 }
 
 static bool load_relocs(struct elf_names *c)
@@ -263,20 +250,18 @@ static size_t locate_by_relocs(struct elf_names *c, uint64_t *start)
 	return 0;
 }
 
-bool builtin_ids_load(struct builtin_ids *b, const struct elf_image *img)
+bool builtin_ids_load(struct builtin_ids *b, const struct elf_image *img, uint64_t table, uint64_t size)
 {
 	memset(b, 0, sizeof(*b));
 	struct elf_names c = {.img = img};
-	struct sym_find f = {0};
 	uint64_t start = 0;
 	size_t n = 0;
-	elf_image_foreach_sym(img, find_metadata, &f);
 	/* a shared library's table is filled in by relocations, symbol or not */
 	if (img->etype == ET_DYN)
 		load_relocs(&c);
-	if (f.found) {
-		start = f.value;
-		n = f.size / ENTRY_SIZE;
+	if (size) {
+		start = table;
+		n = size / ENTRY_SIZE;
 		b->how = "builtin_metadata (.symtab)";
 	} else if (c.relocs.n && (n = locate_by_relocs(&c, &start)) > 0) {
 		b->how = "builtin_metadata (found through its relocations)";

@@ -34,9 +34,12 @@ struct builtin_ids {
 
 /* Classify builtins by name: names[i] is builtin i's (NULL: unknown). */
 void builtin_ids_from_names(struct builtin_ids *b, const char *const *names, size_t n);
-/* The table of a binary (ELF file only: no process memory is read); false when it has none
- * (b->how says why), and then no closure is recognised by id. */
-bool builtin_ids_load(struct builtin_ids *b, const struct elf_image *img);
+/* Is this the table's symbol (the caller's pass over the binary's symbols looks for it)? */
+bool builtin_ids_table_symbol(const char *name);
+/* The table of a binary (ELF file only: no process memory is read), at its symbol's address and
+ * size (size 0: no symbol; found through the relocations); false when it has none (b->how says
+ * why), and then no closure is recognised by id. */
+bool builtin_ids_load(struct builtin_ids *b, const struct elf_image *img, uint64_t table, uint64_t size);
 void builtin_ids_free(struct builtin_ids *b);
 
 static inline enum async_builtin builtin_ids_kind(const struct builtin_ids *b, int64_t id)

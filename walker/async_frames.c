@@ -42,6 +42,7 @@ void async_frames_free(struct async_frames *a)
 
 struct span_ctx {
 	struct async_frames *a;
+	uint64_t table, table_size; /* builtin_metadata's symbol */
 };
 
 static void add_span(struct code_span *v, int *n, uint64_t lo, uint64_t size)
@@ -63,8 +64,16 @@ static bool has_prefix(const char *name, const char *const *prefixes, size_t n)
 static bool collect_span(void *vctx, const char *name, uint64_t value, uint64_t size, int type, int shndx)
 {
 	(void)shndx;
-	struct async_frames *a = ((struct span_ctx *)vctx)->a;
-	if (type != 2 /* STT_FUNC */ || name[0] != '_')
+	struct span_ctx *c = vctx;
+	struct async_frames *a = c->a;
+	/* (node's ~150,000 symbols: only V8's and node's own C++ names are looked at) */
+	if (strncmp(name, "_ZN2v8", 6) != 0 && strncmp(name, "_ZN4node", 8) != 0)
+		return true;
+	if (size && builtin_ids_table_symbol(name)) {
+		c->table = value;
+		c->table_size = size;
+	}
+	if (type != 2 /* STT_FUNC */)
 		return true;
 	if (has_prefix(name, run_prefixes, NPREFIX(run_prefixes)))
 		add_span(a->run, &a->nrun, value, size);
@@ -83,9 +92,10 @@ void async_frames_load(struct async_frames *a, const struct v8_runtime *rt, stru
 	struct elf_image *img = addrspace_image(as, &as->mods[rt->mod]);
 	if (!img)
 		return;
-	builtin_ids_load(&a->ids, img);
+	/* one pass over the symbols: the queue's functions and the builtins' table */
 	struct span_ctx c = {.a = a};
 	elf_image_foreach_sym(img, collect_span, &c);
+	builtin_ids_load(&a->ids, img, c.table, c.table_size);
 }
 
 static bool in_spans(const struct code_span *v, int n, uint64_t vaddr)
