@@ -172,9 +172,9 @@ int pending_write_json(const struct pending_report *pr, FILE *out)
 	fprintf(out, ",\"suspended\":%zu,\"innermost\":%zu,\"partial\":%s", r->n, pr->innermost,
 		r->capped ? "true" : "false");
 	fprintf(out, ",\"scan\":{\"pages\":%zu,\"from_pages_skipped\":%zu,\"large_pages_skipped\":%zu,"
-		     "\"heaps\":%zu,\"bytes\":%llu,\"scan_ms\":%.1f,\"walk_ms\":%.1f,\"allocator\":",
+		     "\"heaps\":%zu,\"bytes\":%llu,\"pages_ms\":%.1f,\"scan_ms\":%.1f,\"walk_ms\":%.1f,\"allocator\":",
 		r->pages, r->from_pages, r->large_pages, r->heaps, (unsigned long long)r->bytes,
-		(double)r->scan_ns / 1e6, (double)r->walk_ns / 1e6);
+		(double)r->pages_ns / 1e6, (double)r->scan_ns / 1e6, (double)r->walk_ns / 1e6);
 	json_string(out, r->allocator_how ? r->allocator_how : "");
 	fprintf(out, ",\"meta_maps\":%zu,\"async_maps\":%zu,\"candidates\":%zu,\"not_objects\":%zu,"
 		     "\"running\":%zu,\"changed\":%zu,\"moved\":%zu,\"retries\":%zu}",
@@ -200,13 +200,15 @@ void pending_summary(const struct pending_report *pr, FILE *out)
 	const struct pending_result *r = &pr->r;
 	double gib = (double)r->bytes / (double)(1ull << 30);
 	fprintf_text(out,
-		     "v8walk: pending: %zu heap pages of %zu heap%s (%.1f MiB read; %zu inactive young and %zu "
-		     "large-object pages skipped; allocator from %s) scanned in %.0f ms (%.0f ms per GiB), "
-		     "chains followed in %.0f ms; %zu suspended, %zu running or closed; left out: %zu changed "
-		     "and %zu moved while they were read%s%s\n",
-		     r->pages, r->heaps, r->heaps == 1 ? "" : "s", (double)r->bytes / 1048576.0, r->from_pages,
-		     r->large_pages, r->allocator_how ? r->allocator_how : "?", (double)r->scan_ns / 1e6,
-		     gib > 0 ? (double)r->scan_ns / 1e6 / gib : 0.0, (double)r->walk_ns / 1e6, r->n, r->running,
+		     "v8walk: pending: %zu heap pages of %zu heap%s found in %.0f ms (%zu aligned addresses "
+		     "looked at; allocator from %s), %.1f MiB of them read and scanned in %.0f ms (%.0f ms per "
+		     "GiB; %zu inactive young and %zu large-object pages skipped), chains followed in %.0f ms; "
+		     "%zu suspended, %zu running or closed; left out: %zu changed and %zu moved while they "
+		     "were read%s%s\n",
+		     r->pages, r->heaps, r->heaps == 1 ? "" : "s", (double)r->pages_ns / 1e6, r->aligned,
+		     r->allocator_how ? r->allocator_how : "?", (double)r->bytes / 1048576.0, (double)r->scan_ns / 1e6,
+		     gib > 0 ? (double)r->scan_ns / 1e6 / gib : 0.0, r->from_pages, r->large_pages,
+		     (double)r->walk_ns / 1e6, r->n, r->running,
 		     r->changed, r->moved,
 		     r->retries ? "; scanned again after a scavenge flipped the young generation" : "",
 		     pr->live ? "; the process was not stopped" : "");

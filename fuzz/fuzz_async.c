@@ -67,12 +67,14 @@ static void page_header(const uint8_t *bytes, size_t len, uint64_t A)
 	}
 }
 
-static void scan_page(const struct v8_layout *L, const uint8_t *bytes, size_t len, uint64_t addr, uint64_t meta)
+static void scan_page(const struct v8_layout *L, const uint8_t *bytes, size_t len, uint64_t addr, uint64_t map)
 {
 	struct heap_scan s;
 	heap_scan_init(&s, L, 64);
-	heap_scan_add_meta(&s, meta);
 	heap_scan_buffer(&s, addr, bytes, len);
+	uint64_t maps[64];
+	heap_scan_maps(&s, maps, 64);
+	heap_scan_keep_maps(&s, &map, 1);
 	/* again with the maps known, as a second pass does */
 	heap_scan_restart_known(&s);
 	heap_scan_buffer(&s, addr, bytes, len);

@@ -160,6 +160,8 @@
 	X(JSGEN_CONTEXT, "JSGeneratorObject.context")                                              \
 	X(JSGEN_RECEIVER, "JSGeneratorObject.receiver")                                            \
 	X(JSGEN_INPUT_OR_DEBUG_POS, "JSGeneratorObject.input_or_debug_pos")                        \
+	X(JSGEN_RESUME_MODE, "JSGeneratorObject.resume_mode")                                      \
+	X(JSGEN_REGISTERS, "JSGeneratorObject.parameters_and_registers")                           \
 	X(JSGEN_CONTINUATION, "JSGeneratorObject.continuation")                                    \
 	X(JSASYNC_PROMISE, "JSAsyncFunctionObject.promise")                                        \
 	X(JSPROMISE_REACTIONS, "JSPromise.reactions_or_result")                                    \

@@ -11,7 +11,6 @@
 #include "../v8/heap_scan.h"
 
 enum {
-	META_PROBES = 64,  /* pages whose first object's map's map is asked for the meta map */
 	SCAN_TRIES = 3,    /* scans of a live process (repeated when a scavenge ran meanwhile) */
 	LARGE_PAGES = 2,   /* an area longer than this many pages is a large-object page */
 };
@@ -23,21 +22,38 @@ void pending_result_free(struct pending_result *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* The meta map: the map of the map of a page's first object, where it is its own map. */
-static void probe_meta(const struct v8_heap *h, const struct heap_page_list *pages, struct heap_scan *s)
+/* Which of the candidates' map words are maps of async functions and generators: a Map (its map
+ * is a meta map, its own map) of one of those instance types. */
+static void resolve_maps(const struct v8_heap *h, struct heap_scan *s, struct pending_result *r)
 {
-	size_t asked = 0;
-	for (size_t i = 0; i < pages->n && asked < META_PROBES; i++) {
-		uint64_t first, map, meta, self;
-		if (heap_page_is_from_space(h->L, &pages->v[i]))
+	const struct v8_layout *L = h->L;
+	size_t cap = s->maps.len ? s->maps.len : 1, nk = 0;
+	uint64_t *maps = xmalloc(sizeof(*maps) * cap), *keep = xmalloc(sizeof(*keep) * cap);
+	size_t n = heap_scan_maps(s, maps, cap);
+	uint64_t metas[8];
+	size_t nmeta = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t meta, self;
+		uint16_t t;
+		if (!mem_read_u64(h->mem, maps[i] - 1, &meta) || !v8_is_heap_object(meta) ||
+		    !mem_read_u64(h->mem, meta - 1, &self) || self != meta ||
+		    !v8_field_u16(h, maps[i], L->v[L_MAP_INSTANCE_TYPE], &t))
 			continue;
-		asked++;
-		if (mem_read_u64(h->mem, pages->v[i].area_start, &first) && v8_is_heap_object(first) &&
-		    mem_read_u64(h->mem, first - 1, &map) && v8_is_heap_object(map) &&
-		    mem_read_u64(h->mem, map - 1, &meta) && v8_is_heap_object(meta) &&
-		    mem_read_u64(h->mem, meta - 1, &self) && self == meta)
-			heap_scan_add_meta(s, meta);
+		size_t k = 0;
+		while (k < nmeta && metas[k] != meta)
+			k++;
+		if (k == nmeta && nmeta < 8)
+			metas[nmeta++] = meta;
+		if ((v8_has(L, L_T_JS_ASYNC_FUNCTION_OBJECT) && t == L->v[L_T_JS_ASYNC_FUNCTION_OBJECT]) ||
+		    (v8_has(L, L_T_JS_ASYNC_GENERATOR_OBJECT) && t == L->v[L_T_JS_ASYNC_GENERATOR_OBJECT]))
+			keep[nk++] = maps[i];
 	}
+	heap_scan_keep_maps(s, keep, nk);
+	r->maps = n;
+	r->meta_maps = nmeta;
+	r->async_maps = nk;
+	free(maps);
+	free(keep);
 }
 
 static bool large(const struct v8_layout *L, const struct heap_page *p)
@@ -187,17 +203,19 @@ bool pending_scan(const struct v8_heap *h, struct memsrc *live, struct addrspace
 	struct heap_scan s;
 	bool complete = true;
 	for (int attempt = 0;; attempt++) {
+		uint64_t tp = now_ns();
 		heap_pages_find(h, as, allocator, lim->max_pages, &pages);
+		r->pages_ns += now_ns() - tp;
 		r->aligned = pages.aligned_tried;
 		r->allocator_how = pages.allocator_how;
 		r->capped |= pages.capped;
 		count_pages(h->L, &pages, r);
 		heap_scan_init(&s, h->L, lim->max_candidates);
-		probe_meta(h, &pages, &s);
 		r->bytes = 0;
 		complete = scan_pages(h, &pages, &s, buf, cap, deadline, r);
-		/* a meta map seen only inside a page, or too many candidates: again, maps known */
-		if (complete && (s.meta_grew || s.cand_overflow)) {
+		resolve_maps(h, &s, r);
+		/* too many candidates to keep: again, with the maps known */
+		if (complete && s.cand_overflow) {
 			heap_scan_restart_known(&s);
 			complete = scan_pages(h, &pages, &s, buf, cap, deadline, r);
 		}
@@ -207,11 +225,8 @@ bool pending_scan(const struct v8_heap *h, struct memsrc *live, struct addrspace
 		heap_scan_free(&s);
 		heap_page_list_free(&pages);
 	}
-	r->capped |= !complete || s.cand_overflow;
-	r->meta_maps = s.nmeta;
-	r->maps = s.nmaps;
-	r->async_maps = s.maps.len;
-	r->scan_ns = now_ns() - t0;
+	r->capped |= !complete || s.cand_overflow || s.maps_overflow;
+	r->scan_ns = now_ns() - t0 - r->pages_ns;
 	free(buf);
 	bool found = pages.n > 0;
 	if (!found)

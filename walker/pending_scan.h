@@ -57,7 +57,7 @@ struct pending_result {
 	size_t moved;       /* (live) moved by a GC while it was read */
 	size_t retries;     /* scans repeated after a scavenge */
 	bool capped;        /* a limit was reached: the result is partial */
-	uint64_t scan_ns, walk_ns;
+	uint64_t pages_ns, scan_ns, walk_ns; /* finding the pages, reading and scanning them, chains */
 };
 
 /* Scan the heap of a process whose memory h reads (a live process's own memory source, or a

@@ -139,67 +139,59 @@ Test(heap_pages, pages_among_other_memory_and_the_allocator_by_vote)
 	v8_layout_free(&L);
 }
 
-enum { T_FN = 2106, T_GEN = 2107, T_MAP = 255 };
-
+/* A generator-shaped object at word i of buf (address at + 8 i) with map `map`. */
 static void word(uint8_t *buf, size_t i, uint64_t v)
 {
 	memcpy(buf + 8 * i, &v, 8);
 }
 
-/* A generator-shaped object at word i of buf (address at + 8 i) with map `map`. */
 static void generator(const struct v8_layout *L, uint8_t *buf, size_t i, uint64_t map, int cont)
 {
 	word(buf, i, map);
+	word(buf, i + 2, 0x9201); /* elements */
 	word(buf, i + (size_t)L->v[L_JSGEN_FUNCTION] / 8, 0x9001);
 	word(buf, i + (size_t)L->v[L_JSGEN_CONTEXT] / 8, 0x9101);
+	word(buf, i + (size_t)L->v[L_JSGEN_RESUME_MODE] / 8, 0);
 	word(buf, i + (size_t)L->v[L_JSGEN_CONTINUATION] / 8, (uint64_t)(int64_t)cont << 32);
+	word(buf, i + (size_t)L->v[L_JSGEN_REGISTERS] / 8, 0x9301);
 }
 
-Test(heap_scan, objects_found_by_their_maps_in_any_order)
+Test(heap_scan, objects_found_by_their_shape_then_their_maps)
 {
 	struct v8_layout L = layout_for(11, 3);
-	fh_set_item(&L, L_T_JS_ASYNC_FUNCTION_OBJECT, T_FN);
-	fh_set_item(&L, L_T_JS_ASYNC_GENERATOR_OBJECT, T_GEN);
-	fh_set_item(&L, L_MAP_INSTANCE_TYPE, 12);
-	uint64_t a1 = 0x200000100, a2 = 0x200040100;
-	uint8_t p1[4096] = {0}, p2[4096] = {0};
-	/* page 2 holds the meta map (its own map) and the maps; page 1, scanned first, the objects */
-	uint64_t meta = a2 + 1, fn_map = a2 + 0x100 + 1, other_map = a2 + 0x200 + 1;
-	word(p2, 0, meta);
-	word(p2, 0x100 / 8, meta);
-	uint16_t t = T_FN;
-	memcpy(p2 + 0x100 + 12, &t, 2);
-	word(p2, 0x200 / 8, meta);
-	t = 1000;
-	memcpy(p2 + 0x200 + 12, &t, 2);
+	uint64_t a1 = 0x200000100;
+	uint8_t p1[4096] = {0};
+	uint64_t fn_map = 0x300000101, other_map = 0x300000201;
 	generator(&L, p1, 4, fn_map, 0);     /* suspended */
 	generator(&L, p1, 40, fn_map, -2);   /* running: found; the caller tells */
 	generator(&L, p1, 80, other_map, 0); /* another type's map */
 	word(p1, 120, fn_map);               /* a reference to the map, not an object */
+	generator(&L, p1, 160, fn_map, 3);
+	word(p1, 160 + (size_t)L.v[L_JSGEN_RESUME_MODE] / 8, (uint64_t)7 << 32); /* resume mode 7: not one */
 	generator(&L, p1, 500, fn_map, 3);   /* too close to the end: cut */
 	struct heap_scan s;
 	heap_scan_init(&s, &L, 1000);
 	heap_scan_buffer(&s, a1, p1, 500 * 8 + 40);
-	heap_scan_buffer(&s, a2, p2, sizeof(p2));
-	cr_assert(s.meta_grew);
-	cr_assert_eq(s.nmeta, 1);
+	uint64_t maps[8];
+	size_t nm = heap_scan_maps(&s, maps, 8);
+	cr_assert_eq(nm, 2, "the distinct map words of the shaped candidates: %zu (%zu candidates)", nm, s.ncand);
 	uint64_t out[16];
+	cr_assert_eq(heap_scan_objects(&s, out, 16), 0, "no map known yet");
+	heap_scan_keep_maps(&s, &fn_map, 1);
 	size_t n = heap_scan_objects(&s, out, 16);
 	cr_assert_eq(n, 2);
 	cr_assert_eq(out[0], a1 + 32);
 	cr_assert_eq(out[1], a1 + 320);
-	/* a second pass, maps known: objects of those maps only, shaped or not */
+	/* a second pass, maps known: objects of those maps only */
 	heap_scan_restart_known(&s);
 	heap_scan_buffer(&s, a1, p1, sizeof(p1));
-	n = heap_scan_objects(&s, out, 16);
-	cr_assert_eq(n, 4);
-	/* a bounded number of candidates */
+	cr_assert_eq(heap_scan_objects(&s, out, 16), 3);
 	heap_scan_free(&s);
+	/* a bounded number of candidates */
 	heap_scan_init(&s, &L, 1);
-	heap_scan_add_meta(&s, meta);
 	heap_scan_buffer(&s, a1, p1, sizeof(p1));
 	cr_assert(s.cand_overflow);
-	cr_assert_not(s.meta_grew);
+	cr_assert_eq(s.ncand, 1);
 	heap_scan_free(&s);
 	v8_layout_free(&L);
 }
