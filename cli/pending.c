@@ -17,6 +17,7 @@ enum {
 	MAX_CANDIDATES = 1 << 22,     /* 64 MiB of candidates before a second pass */
 	MAX_FUNCTIONS = 1 << 20,
 	MAX_CHAIN = 256,
+	MAX_FRAMES = 1 << 22,         /* of all chains: 4 Mi frames, 160 MiB */
 	BUDGET_S = 120,
 };
 
@@ -47,7 +48,7 @@ bool pending_collect(struct pending_report *pr, struct stackwalk *sw, const stru
 	pr->live = live != NULL;
 	async_frames_load(&sw->async, sw->rt, sw->as);
 	struct pending_limits lim = {.max_pages = MAX_PAGES, .max_candidates = MAX_CANDIDATES,
-				     .max_functions = MAX_FUNCTIONS, .max_chain = MAX_CHAIN,
+				     .max_functions = MAX_FUNCTIONS, .max_chain = MAX_CHAIN, .max_frames = MAX_FRAMES,
 				     .budget_ns = (uint64_t)BUDGET_S * 1000000000ull};
 	if (!pending_scan(h, live, sw->as, sw->rt, &sw->async.ids, &lim, &pr->r, why))
 		return false;

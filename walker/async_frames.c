@@ -234,20 +234,28 @@ bool async_site_find(struct async_frames *a, const struct v8_heap *h, const stru
 	a->st.sites++;
 	/* an await: the closure in a frame between the resumed code and the job */
 	struct async_walk w = {.h = h, .ids = &a->ids, .sfi_kinds = &a->sfi_kinds};
-	bool closure = false, settled = false;
-	for (int k = job - 1; k >= from && !closure; k--) {
-		uint64_t fn;
-		if (!raw[k].fp_ok || !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_FUNCTION], &fn))
-			continue;
-		if (async_closure_kind(&w, fn) == AB_AWAIT) {
+	/* the frames the job called (a .then callback's own frame too): their function and context
+	 * slots are the stack copy's; a JS frame's function read now must still be a function with
+	 * that context (a young object a scavenge moved since the sample has a forwarding address
+	 * there, and after two the memory holds something else) */
+	bool closure = false, settled = false, gone = false;
+	int lowest = from < job - 1 ? from : job - 1;
+	for (int k = job - 1; k >= lowest && !closure && !gone; k--) {
+		uint64_t fn, ctx, now;
+		if (!raw[k].fp_ok || !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_FUNCTION], &fn) ||
+		    !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx))
+			continue; /* a typed frame (its marker is a Smi) */
+		enum async_builtin kind = async_closure_kind(&w, fn);
+		gone = !v8_field(h, fn, h->L->v[L_JSFUNC_CONTEXT], &now) || now != ctx;
+		if (!gone && kind == AB_AWAIT) {
 			closure = true;
 			site->generator = async_closure_generator(&w, fn);
 		}
 	}
-	if (!closure)
+	if (!closure && !gone)
 		site->promise = job_promise(&w, &raw[job], &settled);
 	/* what the stack named is gone or moved: no chain can be told (an empty one would be a lie) */
-	site->stale = w.moved || (closure && !site->generator) || settled;
+	site->stale = w.moved || gone || (closure && !site->generator) || settled;
 	site->moved = w.moved;
 	a->st.reads += w.reads;
 	return true;

@@ -240,7 +240,7 @@ bool pending_scan(const struct v8_heap *h, struct memsrc *live, struct addrspace
 	u64map_init(&sfi_kinds, 4096);
 	uint64_t t1 = now_ns();
 	for (size_t i = 0; i < nobj && r->n < lim->max_functions; i++) {
-		if (deadline && now_ns() > deadline) {
+		if ((deadline && now_ns() > deadline) || r->nframes + (size_t)lim->max_chain + 1 > lim->max_frames) {
 			r->capped = true;
 			break;
 		}

@@ -37,6 +37,7 @@ struct pending_limits {
 	size_t max_candidates;  /* generator-shaped words kept until their maps are known */
 	size_t max_functions;   /* suspended functions reported */
 	int max_chain;          /* frames per chain */
+	size_t max_frames;      /* frames of all chains together */
 	uint64_t budget_ns;     /* time for the whole scan (0: none) */
 };
 

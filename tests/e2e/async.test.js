@@ -204,11 +204,15 @@ h.modeTest('ptrace', '[async] every format carries the async frames and the prog
     files[name] = path.join(tmp, `async.${ext}`);
     args.push('-o', files[name]);
   }
-  const r = await h.runV8walk(args);
+  // (on a loaded machine a run may catch few samples: taken again, up to three times)
+  let stacks = [], withMid = 0;
+  for (let run = 0; run < 3 && withMid <= 20; run++) {
+    const r = await h.runV8walk(args);
+    assert.strictEqual(r.code, 0, r.stderr);
+    stacks = h.parseFolded(fs.readFileSync(files.folded, 'utf8'));
+    withMid = stacks.filter((s) => s.frames.some((f) => /^async mid \(.*\)_\[a\]$/.test(f))).reduce((a, s) => a + s.count, 0);
+  }
   fs.writeFileSync(release, '');
-  assert.strictEqual(r.code, 0, r.stderr);
-  const stacks = h.parseFolded(fs.readFileSync(files.folded, 'utf8'));
-  const withMid = stacks.filter((s) => s.frames.some((f) => /^async mid \(.*\)_\[a\]$/.test(f))).reduce((a, s) => a + s.count, 0);
   assert.ok(withMid > 20, `samples under async mid: ${withMid}`);
   // pprof: a function of its own, with its samples
   const top = c.pprofTop(files.pprof);
