@@ -134,6 +134,23 @@ test('[async] a server under load: the handlers awaiting the resumed work, as it
   assert.ok(priced >= 10, `samples of priceItems with its chain: ${priced} (and ${marked} marked)`);
 });
 
+h.modeTest('ptrace', '[async] a core of a process at a hot point: its main thread continues through the same async frames', async (t) => {
+  const release = path.join(tmp, 'release-core');
+  const fx = await h.startFixture('async_chains.js', { args: ['--release', release, '--only', 'promise-all-index1'] });
+  t.after(() => fx.stop());
+  const msg = await fx.next((m) => m.scenario, 60000);
+  const dir = k.tempDir(t, 'async-gcore');
+  const core = k.gcore(fx.pid, dir);
+  fs.writeFileSync(release, '');
+  const r = await k.coreJson(['--core', core]);
+  assert.strictEqual(r.code, 0, r.stderr);
+  const main = r.dump.threads.find((x) => x.tid === fx.pid);
+  const got = main.frames.filter((f) => f.kind === 'async')
+    .map((f) => key({ name: f.name, file: f.file, line: f.line }));
+  assert.deepStrictEqual(got, msg.truth.map((f) => key({ name: f.name, file: f.file, line: f.line })));
+  assert.ok(!main.frames.some((f) => QUEUE.test(f.name)), 'no microtask queue frame');
+});
+
 // the groups of a --pending report, as the fixture states its own
 function groupsOf(report) {
   return report.groups.map((g) => ({
