@@ -426,6 +426,14 @@ static void stats(void *ctx, struct run_stats *out)
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
 				  .end_ns = b->end_ns};
+	for (size_t i = 0; i < b->procs.n; i++) {
+		const struct async_stats *as = &b->procs.v[i]->sw.async.st;
+		out->async_sites += as->sites;
+		out->async_chains += as->chains;
+		out->async_frames += as->frames;
+		out->async_moved += as->moved;
+		out->async_changed += as->changed;
+	}
 }
 
 static void close_targets(void *ctx)

@@ -72,6 +72,7 @@ static bool open_proc(struct bpf_procs *ps, struct bpf_proc *p, struct strbuf *w
 	}
 	stackwalk_init(&p->sw, &p->tg.as, &p->tg.rt, ps->strings, ps->to.full_native_names);
 	p->sw.v8_self = ps->to.v8_self;
+	p->sw.async.on = ps->to.async;
 	p->sw.memo_on = true;
 	perfmap_init(&p->pm, p->pid, ps->strings);
 	p->sw.perfmap = &p->pm;

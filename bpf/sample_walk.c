@@ -16,6 +16,7 @@ void sample_walker_init(struct sample_walker *w, struct stackwalk *sw, struct ad
 	w->sw = sw;
 	w->as = as;
 	memsrc_live_init(&w->live, pid);
+	sw->async.live = &w->live.base; /* an async chain is read again from the process itself */
 	memsrc_fence_init(&w->fence, &w->live.base);
 	memsnap_init(&w->snap, &w->fence.base, SNAPSHOT_BUDGET);
 	maps_refresh_init(&w->maps_fresh, MAPS_REFRESH_NS);

@@ -15,6 +15,7 @@
 #include "../sourcemap/store.h"
 #include "dump.h"
 #include "modes.h"
+#include "pending.h"
 #include "version_info.h"
 
 struct core_walk {
@@ -116,6 +117,7 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	intern_set_budget(&w->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	stackwalk_init(&w->sw, &ct->as, ct->have_rt ? &ct->rt : NULL, &w->strings,
 		       o->full_native_names);
+	w->sw.async.on = o->async; /* (a core's memory stays as it is: nothing is read again) */
 	if (!o->no_source_maps && ct->have_rt) {
 		/* the maps are read from the filesystem the core's paths name */
 		sm_store_init(&w->sourcemaps, &w->strings, &w->sw.scripts, &ct->mem.base, &ct->rt.L, "");
@@ -153,6 +155,35 @@ static int print_stacks(struct core_target *ct, const struct options *o)
 	return rc;
 }
 
+/* --core FILE --pending: the whole heap, as the core holds it. */
+static int core_pending(struct core_target *ct, const struct options *o)
+{
+	struct core_walk *w = xcalloc(1, sizeof(*w));
+	w->ct = ct;
+	intern_init(&w->strings);
+	stackwalk_init(&w->sw, &ct->as, &ct->rt, &w->strings, o->full_native_names);
+	struct pending_report pr;
+	memset(&pr, 0, sizeof(pr));
+	struct process_dump d;
+	process_dump_init(&d, &w->strings);
+	describe_process(ct, &d);
+	pr.pid = d.pid;
+	snprintf(pr.runtime, sizeof(pr.runtime), "%s", d.runtime);
+	snprintf(pr.source, sizeof(pr.source), "%s", d.source);
+	const struct v8_heap h = {.mem = &ct->mem.base, .L = &ct->rt.L, .types = &w->sw.map_types};
+	int rc = pending_run(&pr, &w->sw, &h, NULL, o);
+	for (size_t i = 0; i < d.nwarnings; i++)
+		fprintf_text(stderr, "v8walk: warning: %s\n", d.warnings[i]);
+	if (rc == 0 && d.nwarnings)
+		rc = EXIT_DAMAGED_INPUT;
+	pending_report_free(&pr);
+	process_dump_free(&d);
+	stackwalk_free(&w->sw);
+	intern_free(&w->strings);
+	free(w);
+	return rc;
+}
+
 int mode_core(const struct options *o)
 {
 	struct core_target_opts co = {
@@ -170,7 +201,9 @@ int mode_core(const struct options *o)
 	}
 	sb_free(&msg);
 	int rc;
-	if (o->version_info) {
+	if (o->pending) {
+		rc = ct.have_rt ? core_pending(&ct, o) : fail_msg("--pending: no V8 found in the core");
+	} else if (o->version_info) {
 		if (ct.have_rt) {
 			print_version_info(stdout, &ct.rt, &ct.as);
 			rc = EXIT_OK;

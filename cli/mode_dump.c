@@ -3,8 +3,11 @@
 #include <stdio.h>
 
 #include "../util/text_escape.h"
+#include <string.h>
+
 #include "dump.h"
 #include "modes.h"
+#include "pending.h"
 #include "session.h"
 
 enum { THREAD_STOP_TIMEOUT_NS = 500 * 1000 * 1000 };
@@ -26,6 +29,24 @@ static void collect(void *ctx, struct tthread *t, const char *role, char state,
 	d->total_pause_ns += pause_ns;
 }
 
+/* --dump --pending: the heap is read while the process runs (nothing is stopped). */
+static int dump_pending(struct live_session *ss, const struct options *o)
+{
+	struct pending_report pr;
+	memset(&pr, 0, sizeof(pr));
+	pr.pid = o->pid;
+	struct strbuf desc;
+	sb_init(&desc);
+	v8_runtime_describe(&ss->tg.rt, &desc);
+	snprintf(pr.runtime, sizeof(pr.runtime), "%s", desc.s);
+	sb_free(&desc);
+	snprintf(pr.source, sizeof(pr.source), "live process");
+	const struct v8_heap h = {.mem = &ss->s.live.base, .L = &ss->tg.rt.L, .types = &ss->sw.map_types};
+	int rc = pending_run(&pr, &ss->sw, &h, &ss->s.live.base, o);
+	pending_report_free(&pr);
+	return rc;
+}
+
 int mode_dump(const struct options *o)
 {
 	struct sampler_opts so = {.rate_hz = 1, .stack_chunk = (size_t)o->stack_kb << 10,
@@ -34,7 +55,11 @@ int mode_dump(const struct options *o)
 	struct live_session ss;
 	if (!session_open(&ss, o, &so, no_sink, NULL))
 		return session_failed(&ss);
-	ss.sw.async_frames = true; /* a dump shows what Error.stack would: async callers too */
+	if (o->pending) {
+		int rc = dump_pending(&ss, o);
+		session_close(&ss);
+		return rc;
+	}
 	struct process_dump d;
 	process_dump_init(&d, &ss.strings);
 	d.pid = o->pid;

@@ -13,6 +13,10 @@
 #include "exit_codes.h"
 #include "output_name.h"
 
+/* --async by default: its cost is a few reads per sample that runs on the microtask queue
+ * (docs/async.md, "What it costs") */
+#define ASYNC_DEFAULT true
+
 void print_usage(FILE *f)
 {
 	fprintf(f,
@@ -43,6 +47,9 @@ void print_usage(FILE *f)
 		"one-shot:\n"
 		"      --dump               print every thread's mixed stack once (innermost first)\n"
 		"      --json               --dump or --core as JSON (man v8walk: JSON OUTPUT)\n"
+		"      --pending            with --dump or --core: every async function the process\n"
+		"                           is waiting in, with where it awaits and who awaits it,\n"
+		"                           identical chains counted once (docs/async.md)\n"
 		"\n"
 		"output:\n"
 		"  -f, --format NAME        tree (default), folded, svg, speedscope, cpuprofile or pprof;\n"
@@ -59,6 +66,9 @@ void print_usage(FILE *f)
 		"      --full-names         C++ names with parameter lists\n"
 		"      --v8-self            charge self time as V8's --cpu-prof does, not to what\n"
 		"                           runs at the pc (to compare with a --cpu-prof profile)\n"
+		"      --no-async           past an await, show the microtask queue's frames under a\n"
+		"                           resumed function, not the async functions awaiting it\n"
+		"                           (--async, the default: `async f` frames, docs/async.md)\n"
 		"      --no-source-maps     JS frames at their position in the running code, not the\n"
 		"                           original source their sourceMappingURL comment maps to\n"
 		"      --period SEC         one profile per SEC seconds, each in its own -o file: the\n"
@@ -228,6 +238,8 @@ const char *options_conflict(const struct options *o)
 		       "--all-node or a program)";
 	if (o->exe && !o->core)
 		return "--exe goes with --core";
+	if (o->pending && !one_shot)
+		return "--pending goes with --dump (a running process) or --core";
 	if (o->json && !one_shot && !o->stalls_ms)
 		return "--json goes with --dump, --core or --stalls";
 	if (o->format_set && one_shot)
@@ -322,7 +334,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	enum { O_TEXT = 256, O_RAW, O_DUMP, O_JSON, O_IDLE, O_FUNCTION, O_NOLINENO, O_FULLNAMES, O_MINPCT, O_VINFO,
 	       O_FORCE, O_STACKKB, O_MODE, O_ALLNODE, O_KERNEL, O_CORE, O_EXE, O_KEEPROOT, O_THREAD,
 	       O_NOSOURCEMAPS, O_PERIOD, O_TOP, O_INTERVAL, O_V8SELF, O_STOPLIMIT, O_ONCPU, O_STALLS,
-	       O_STACKCOPY };
+	       O_STACKCOPY, O_ASYNC, O_NOASYNC, O_PENDING };
 	static const struct option longopts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"core", required_argument, NULL, O_CORE},
@@ -342,6 +354,9 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	    {"full-names", no_argument, NULL, O_FULLNAMES},
 	    {"v8-self", no_argument, NULL, O_V8SELF},
 	    {"no-source-maps", no_argument, NULL, O_NOSOURCEMAPS},
+	    {"async", no_argument, NULL, O_ASYNC},
+	    {"no-async", no_argument, NULL, O_NOASYNC},
+	    {"pending", no_argument, NULL, O_PENDING},
 	    {"min-percent", required_argument, NULL, O_MINPCT},
 	    {"version-info", no_argument, NULL, O_VINFO},
 	    {"force-v8-version", required_argument, NULL, O_FORCE},
@@ -375,6 +390,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		o->given_nofile.rlim_cur = o->given_nofile.rlim_max = RLIM_INFINITY; /* leave it */
 	o->rate_hz = 99;
 	o->min_percent = 0.5;
+	o->async = ASYNC_DEFAULT;
 	o->stack_kb = 64;
 	/* `v8walk top ARGS`: the subcommand is argv[0] of what getopt reads */
 	if (argc > 1 && !strcmp(argv[1], "top")) {
@@ -469,6 +485,9 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		case O_FULLNAMES: o->full_native_names = true; break;
 		case O_V8SELF: o->v8_self = true; break;
 		case O_NOSOURCEMAPS: o->no_source_maps = true; break;
+		case O_ASYNC: o->async = true; break;
+		case O_NOASYNC: o->async = false; break;
+		case O_PENDING: o->pending = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100)
 				return refuse(why, "--min-percent needs a number from 0 to 100, not '%s'", optarg);

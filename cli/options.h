@@ -74,6 +74,10 @@ struct options {
 	bool format_set;         /* --format, --text or --raw was given */
 	bool quiet;
 	bool no_source_maps;     /* --no-source-maps: JS frames at their generated position */
+	bool async;              /* --async / --no-async: stacks resumed from the microtask queue
+				  * continue through the async functions awaiting them */
+	bool pending;            /* --pending (--dump, --core): every suspended async function in
+				  * the heap, grouped by what awaits it */
 	struct export_options export; /* --export and its options */
 	struct ch_export *exporter;   /* the running exporter (main sets it; NULL = none) */
 	const struct profile *svg_baseline; /* report --diff-since: a differential SVG against it */

@@ -145,6 +145,7 @@ struct target_opts target_opts_of(const struct options *o)
 				    .full_native_names = o->full_native_names,
 				    .v8_self = o->v8_self,
 				    .no_source_maps = o->no_source_maps,
+				    .async = o->async,
 				    .quiet = o->quiet};
 }
 

@@ -27,6 +27,7 @@ bool session_open_why(struct live_session *ss, const struct options *o,
 	intern_set_budget(&ss->strings, INTERN_TARGET_BUDGET, INTERN_OVERFLOW_NAME);
 	stackwalk_init(&ss->sw, &ss->tg.as, &ss->tg.rt, &ss->strings, to.full_native_names);
 	ss->sw.v8_self = to.v8_self;
+	ss->sw.async.on = to.async;
 	ss->sw.memo_on = true; /* a live process: its stacks are walked again and again */
 	perfmap_init(&ss->perfmap, o->pid, &ss->strings);
 	ss->sw.perfmap = &ss->perfmap;

@@ -87,6 +87,12 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 		  secs > 0 ? 100.0 * cpu / secs : 0.0);
 	fprintf_text(out, "%s", line.s);
 	sb_free(&line);
+	if (st->async_sites)
+		fprintf(out, "v8walk: async: %lu samples resumed from the microtask queue: %lu with the "
+			     "chain awaiting them (%lu async frames), %lu whose chain a GC moved and %lu whose "
+			     "chain ran on before it was read (one frame says so instead)\n",
+			st->async_sites, st->async_chains, st->async_frames, st->async_moved,
+			st->async_changed);
 }
 
 void print_steady_state(FILE *out, double reads_per_sample, double stopped_reads, double cpu_percent,

@@ -36,7 +36,7 @@ static const struct {
 	enum frame_kind kind;
 	const char *marker;
 } markers[] = {
-	{FK_BUILTIN, "_[b]"}, {FK_V8_TYPED, "_[t]"}, {FK_JS_ASYNC, "_[a]"}, {FK_UNKNOWN, "_[u]"},
+	{FK_BUILTIN, "_[b]"}, {FK_V8_TYPED, "_[t]"}, {FK_UNKNOWN, "_[u]"},
 };
 
 const char *frame_kind_marker(enum frame_kind kind)
@@ -62,8 +62,8 @@ void frame_parse(struct intern *strings, const char *text, size_t len, struct fr
 	if (ends_with(text, len, "_[k]")) {
 		f->kind = FK_KERNEL;
 		len -= 4;
-	} else if (ends_with(text, len, "_[j]") || ends_with(text, len, "_[i]")) {
-		f->kind = text[len - 2] == 'j' ? FK_JS : FK_JS_INLINED;
+	} else if (ends_with(text, len, "_[j]") || ends_with(text, len, "_[i]") || ends_with(text, len, "_[a]")) {
+		f->kind = text[len - 2] == 'j' ? FK_JS : text[len - 2] == 'i' ? FK_JS_INLINED : FK_JS_ASYNC;
 		len -= 4;
 		/* "NAME (FILE[:LINE])": the last " (" opens the position */
 		if (len && text[len - 1] == ')') {

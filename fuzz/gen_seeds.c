@@ -40,17 +40,23 @@ static void write_seed(struct out *o, const char *name, const char *file, const 
 
 /* ---- v8_heap: the region as built, with a header naming the object and the op ---- */
 
-static void heap_seed(struct out *o, struct fake_heap *fh, const char *file, uint32_t op,
-		      uint64_t root, uint64_t aux, int64_t num)
+static void heap_seed_for(struct out *o, const char *harness, struct fake_heap *fh, const char *file,
+			  uint32_t op, uint64_t root, uint64_t aux, int64_t num)
 {
 	uint64_t base = heap_input_region(fh);
 	struct heap_input_header hd = {.root = (uint32_t)(root - base), .aux = (uint32_t)(aux - base),
 				       .aux2 = 0, .op = op, .num = num};
-	write_seed(o, "v8_heap", file, &hd, sizeof(hd), fh->mem + (base - fh->start),
+	write_seed(o, harness, file, &hd, sizeof(hd), fh->mem + (base - fh->start),
 		   fh->start + fh->used - base);
 	/* zeroed for the next seed: fake_heap's builders leave some bytes as they find them */
 	memset(fh->mem + (base - fh->start), 0, fh->start + fh->used - base);
 	heap_input_load(fh, NULL, 0);
+}
+
+static void heap_seed(struct out *o, struct fake_heap *fh, const char *file, uint32_t op,
+		      uint64_t root, uint64_t aux, int64_t num)
+{
+	heap_seed_for(o, "v8_heap", fh, file, op, root, aux, num);
 }
 
 static uint64_t byte_array(struct fake_heap *fh, const void *data, size_t n)
@@ -306,6 +312,60 @@ static void cfi_seeds(struct out *o)
 	write_seed(o, "cfi", "entry", hd, sizeof(hd), copy, sizeof(copy));
 }
 
+/* ---- async: an await chain (fuzz_async.c's types and builtin ids), a page header, a page ---- */
+
+static uint64_t async_closure(struct fake_heap *fh, int id, uint64_t ctx)
+{
+	uint64_t sfi = fh_obj(fh, FT_SFI, 64);
+	fh_set(fh, sfi, 8, fh_smi(id));
+	uint64_t f = fh_obj(fh, FT_JSFUNCTION, 64);
+	fh_set(fh, f, 24, sfi);
+	fh_set(fh, f, 32, ctx);
+	return f;
+}
+
+/* an async function's generator (Node 20 layout) with its promise */
+static uint64_t async_generator(struct fake_heap *fh, int cont, uint64_t *promise)
+{
+	uint64_t g = fh_obj(fh, 2106, 88);
+	*promise = fh_obj(fh, 2063, 48);
+	fh_set(fh, *promise, 24, fh_smi(0));
+	fh_set(fh, *promise, 32, fh_smi(4));
+	fh_set(fh, g, 24, async_closure(fh, -1, 0));
+	fh_set(fh, g, 48, fh_smi(83));
+	fh_set(fh, g, 64, fh_smi(cont));
+	fh_set(fh, g, 80, *promise);
+	return g;
+}
+
+static void async_seeds(struct out *o)
+{
+	struct fake_heap fh;
+	heap_input_init(&fh);
+	uint64_t p1, p2;
+	uint64_t running = async_generator(&fh, -2, &p1);
+	uint64_t awaiting = async_generator(&fh, 0, &p2);
+	uint64_t ctx = fh_obj(&fh, FT_FIXED_ARRAY, 16 + 24);
+	fh_set(&fh, ctx, 8, fh_smi(3));
+	fh_set(&fh, ctx, 32, awaiting);
+	uint64_t r = fh_obj(&fh, 163, 48);
+	fh_set(&fh, r, 8, fh_smi(0));
+	fh_set(&fh, r, 16, async_closure(&fh, 0, ctx));
+	fh_set(&fh, r, 24, async_closure(&fh, 0, ctx));
+	fh_set(&fh, p1, 24, r);
+	heap_seed_for(o, "async", &fh, "await-chain", 1, running, 0, 0);
+	uint8_t page[256] = {0};
+	uint64_t A = 0x3441380000, alloc = 0x566a2f0, start = A + 0x100, end = A + (1 << 18);
+	memcpy(page + 8, (uint64_t[]){4}, 8);
+	memcpy(page + 24, &start, 8);
+	memcpy(page + 32, &end, 8);
+	memcpy(page + 72, &alloc, 8);
+	memcpy(page + 80, &A, 8);
+	struct heap_input_header hd = {.op = 2, .num = (int64_t)A};
+	write_seed(o, "async", "page-header", &hd, sizeof(hd), page, sizeof(page));
+	fh_free(&fh);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -326,5 +386,6 @@ int main(int argc, char **argv)
 	core_seeds(&o);
 	cfi_seeds(&o);
 	switch_seeds(&o);
+	async_seeds(&o);
 	return 0;
 }

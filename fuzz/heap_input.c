@@ -5,20 +5,14 @@
 
 enum { META_MAP_BYTES = 80 }; /* fh_init's first allocation */
 
-static void set_item(struct fake_heap *fh, enum v8_item i, int32_t v)
-{
-	fh->L.v[i] = v;
-	fh->L.src[i] = SRC_OVERRIDE;
-}
-
 void heap_input_init(struct fake_heap *fh)
 {
 	fh_init(fh);
-	set_item(fh, L_T_BYTE_ARRAY, HI_T_BYTE_ARRAY);
-	set_item(fh, L_T_BYTECODE_ARRAY, HI_T_BCA);
-	set_item(fh, L_T_CODE, HI_T_CODE);
-	set_item(fh, L_T_INSTRUCTION_STREAM, HI_T_IS);
-	set_item(fh, L_T_WEAK_FIXED_ARRAY, HI_T_WEAK_FIXED_ARRAY);
+	fh_set_item(&fh->L, L_T_BYTE_ARRAY, HI_T_BYTE_ARRAY);
+	fh_set_item(&fh->L, L_T_BYTECODE_ARRAY, HI_T_BCA);
+	fh_set_item(&fh->L, L_T_CODE, HI_T_CODE);
+	fh_set_item(&fh->L, L_T_INSTRUCTION_STREAM, HI_T_IS);
+	fh_set_item(&fh->L, L_T_WEAK_FIXED_ARRAY, HI_T_WEAK_FIXED_ARRAY);
 }
 
 uint64_t heap_input_region(const struct fake_heap *fh)

@@ -16,7 +16,7 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 		struct strbuf *out)
 {
 	append_sanitized(out, intern_get(strings, f->name), intern_len(strings, f->name));
-	if (f->kind == FK_JS || f->kind == FK_JS_INLINED) {
+	if (frame_is_js(f)) {
 		if (f->file && intern_len(strings, f->file)) {
 			sb_add(out, " (");
 			append_sanitized(out, intern_get(strings, f->file), intern_len(strings, f->file));
@@ -25,7 +25,7 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 			sb_addc(out, ')');
 		}
 		if (annotate)
-			sb_add(out, f->kind == FK_JS ? "_[j]" : "_[i]");
+			sb_add(out, f->kind == FK_JS ? "_[j]" : f->kind == FK_JS_ASYNC ? "_[a]" : "_[i]");
 	} else if (f->kind == FK_KERNEL && annotate) {
 		sb_add(out, "_[k]");
 	}
@@ -39,11 +39,13 @@ const char *frame_function_name(const struct intern *strings, const struct frame
 
 void frame_function_key(const struct frame *f, struct strbuf *key)
 {
-	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	bool js = frame_is_js(f);
+	/* an awaiting function is a function of its own in profiles (`async f`, not f) */
+	unsigned kind = f->kind == FK_JS_ASYNC ? FK_JS_ASYNC : js ? FK_JS : f->kind;
 	sb_reset(key);
 	if (js && f->def_line > 0) /* the script and the start position: the function itself */
-		sb_printf(key, "%u|%u|%d|%d", FK_JS, f->file, f->def_line, f->def_col);
+		sb_printf(key, "%u|%u|%d|%d", kind, f->file, f->def_line, f->def_col);
 	else
-		sb_printf(key, "%u|%u|%u", js ? FK_JS : f->kind, frame_own_name(f),
+		sb_printf(key, "%u|%u|%u", kind, frame_own_name(f),
 			  js || f->kind == FK_NATIVE ? f->file : 0);
 }

@@ -1,5 +1,5 @@
-/* frame_text.h — how a frame is written: `NAME (FILE:LINE)` for JavaScript (with `_[j]`/`_[i]` in
- * folded output), the bare name for native code and builtins; names are made safe for one-line
+/* frame_text.h — how a frame is written: `NAME (FILE:LINE)` for JavaScript (with `_[j]`/`_[i]`/`_[a]`
+ * — its own frame, inlined, an async function awaiting — in folded output), the bare name for native code and builtins; names are made safe for one-line
  * formats (no `;`; controls and invalid UTF-8 as visible \xHH escapes). */
 #ifndef V8WALK_FRAME_TEXT_H
 #define V8WALK_FRAME_TEXT_H
@@ -10,7 +10,7 @@
 #include "../util/strbuf.h"
 #include "../walker/frame.h"
 
-/* Append a frame's text. `annotate` adds the folded-format suffixes (_[j], _[i], _[k]). */
+/* Append a frame's text. `annotate` adds the folded-format suffixes (_[j], _[i], _[a], _[k]). */
 void frame_text(const struct intern *strings, const struct frame *f, bool annotate,
 		struct strbuf *out);
 /* Append the counted bytes s[0..len) escaped (util/text_escape.h) with ';' → ':' (folded-stack

@@ -48,7 +48,7 @@ static void frame_identity(const struct profile *p, const struct frame *f, struc
 			   uint32_t words[6])
 {
 	*key = *f;
-	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
+	bool js = frame_is_js(f);
 	key->pc = 0;
 	key->module_off = 0;
 	key->script = 0;

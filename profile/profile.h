@@ -98,10 +98,6 @@ struct profile {
 	size_t nmodules, capmodules;
 };
 
-static inline bool frame_is_js(const struct frame *f)
-{
-	return f->kind == FK_JS || f->kind == FK_JS_INLINED;
-}
 /* The node index of a sample's stack: a real frame (not a root level or the sentinel). */
 static inline bool pnode_is_frame(const struct pnode *nd)
 {

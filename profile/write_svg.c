@@ -1,6 +1,7 @@
 /* write_svg.c — an interactive flame graph in one self-contained SVG file, in the manner of
  * FlameGraph's flamegraph.pl: root at the bottom, children in name order, width by samples;
- * FlameGraph's js palette (JS green, inlined JS aqua, native yellow, kernel orange); a title
+ * FlameGraph's js palette (JS green, inlined JS aqua, native yellow, kernel orange; an async
+ * function awaiting the frames above it violet); a title
  * with the target, the runtime, the duration, the samples and the achieved rate; frames
  * narrower than MIN_WIDTH_PX (a pixel) are left out, as flamegraph.pl's --minwidth (their
  * samples stay in their parent's width). With a baseline profile the graph is differential:
@@ -74,6 +75,8 @@ static void colour(const struct profile *p, uint32_t node, const char *name, cha
 	int r, g, b;
 	switch (kind) {
 	case FK_JS: r = 50 + (int)(60 * v); g = 200 + (int)(55 * v); b = 50 + (int)(60 * v); break;
+	/* an async function awaiting what is above it: violet */
+	case FK_JS_ASYNC: r = 150 + (int)(50 * v); g = 90 + (int)(50 * v); b = 210 + (int)(45 * v); break;
 	case FK_JS_INLINED:
 	case FK_BUILTIN:
 	case FK_V8_TYPED: r = 50 + (int)(60 * v); g = 165 + (int)(55 * v); b = 165 + (int)(55 * v); break;

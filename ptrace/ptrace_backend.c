@@ -44,6 +44,12 @@ static void stats(void *ctx, struct run_stats *out)
 				  .pauses = &st->pauses, .main_pauses = &st->main_pauses, .ticks = st->ticks, .reads = s->live.reads,
 				  .stop_reads = st->stop_reads, .gc_slept = st->gc_slept,
 				  .late = st->late};
+	const struct async_stats *as = &s->sw->async.st;
+	out->async_sites = as->sites;
+	out->async_chains = as->chains;
+	out->async_frames = as->frames;
+	out->async_moved = as->moved;
+	out->async_changed = as->changed;
 }
 
 static void close_targets(void *ctx)

@@ -45,6 +45,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	s->sink = sink;
 	s->sink_ctx = sink_ctx;
 	memsrc_live_init(&s->live, pid);
+	sw->async.live = &s->live.base; /* an async chain is read again from the process itself */
 	capture_pool_init(&s->captures, &s->live.base, SNAPSHOT_BUDGET);
 	rt_sched_init(&s->rt, !o->normal_priority);
 	switch_copy_init(&s->kcopy, pid, s->opts.stack_chunk, o->stack_copy != STACK_COPY_READ);

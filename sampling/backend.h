@@ -33,6 +33,9 @@ struct run_stats {
 	const struct histogram *main_pauses; /* of those, the main thread's (the process's own tid) */
 	unsigned long ticks;
 	unsigned long reads, stop_reads; /* of target memory, and those while a thread was held */
+	/* --async (walker/async_frames.h): samples resumed from the microtask queue; of those, with
+	 * their chain (and its frames), not shown because a GC moved it, because it ran on */
+	unsigned long async_sites, async_chains, async_frames, async_moved, async_changed;
 };
 
 struct sampler_backend_ops {

@@ -25,6 +25,7 @@ struct target_opts {
 	bool full_native_names;                 /* --full-names: C++ parameter lists */
 	bool v8_self;                           /* --v8-self (walker/stackwalk.h) */
 	bool no_source_maps;                    /* --no-source-maps */
+	bool async;                             /* --async (walker/async_frames.h) */
 	bool quiet;                             /* -q: no summary lines */
 	struct image_share *images;             /* ELF images shared between targets, or NULL */
 };

@@ -505,6 +505,15 @@ bool elf_image_section_range(const struct elf_image *img, const char *name, uint
 	return true;
 }
 
+bool elf_image_section_vaddr(const struct elf_image *img, const char *name, uint64_t *vaddr)
+{
+	GElf_Shdr sh;
+	if (!section_named(img, name, &sh))
+		return false;
+	*vaddr = sh.sh_addr;
+	return true;
+}
+
 const uint8_t *elf_image_section(const struct elf_image *img, const char *name, size_t *size)
 {
 	GElf_Shdr sh;

@@ -86,6 +86,8 @@ const uint8_t *elf_image_section(const struct elf_image *img, const char *name, 
  * reading it: for large sections read a piece at a time (elf_image_read_file). */
 bool elf_image_section_range(const struct elf_image *img, const char *name, uint64_t *offset,
 			     size_t *size);
+/* The link-time address of a section (false when absent). */
+bool elf_image_section_vaddr(const struct elf_image *img, const char *name, uint64_t *vaddr);
 /* Find the executable PT_LOAD containing vaddr. */
 const struct elf_load *elf_image_load_at(const struct elf_image *img, uint64_t vaddr);
 /* Hex form of a build-id; buf needs 2*len+1 bytes. */

@@ -65,6 +65,10 @@ static bool parse_line(const char *line, struct mapping *e, char *pathbuf, size_
 	e->dev = inode ? (uint64_t)makedev(dmaj, dmin) : 0;
 	e->prot = (perms[0] == 'r' ? MAP_R : 0) | (perms[1] == 'w' ? MAP_W : 0) |
 		  (perms[2] == 'x' ? MAP_X : 0);
+	/* (the format's trailing space also skips a newline: an anonymous mapping's line ends
+	 * before what it consumed, and its path is not the next line's text) */
+	if ((size_t)consumed > strcspn(line, "\n"))
+		return true;
 	const char *p = line + consumed;
 	while (*p == ' ')
 		p++;

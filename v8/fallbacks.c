@@ -88,9 +88,12 @@ const struct v8_fallback v8_fallbacks[] = {
     /* async stack traces (measured on Node 16 to 26 with %DebugPrint and memory dumps) */
     {L_CONTEXT_EXTENSION, ANY, ANY, NONE, 2, "Context::EXTENSION_INDEX"},
     {L_JSGEN_FUNCTION, ANY, ANY, NONE, 24, "24 (after the JSObject header)"},
+    {L_JSGEN_CONTEXT, ANY, ANY, NONE, 32, "32"},
     {L_JSGEN_RECEIVER, ANY, ANY, NONE, 40, "40"},
     {L_JSGEN_INPUT_OR_DEBUG_POS, ANY, ANY, NONE, 48, "48"},
+    {L_JSGEN_RESUME_MODE, ANY, ANY, NONE, 56, "56"},
     {L_JSGEN_CONTINUATION, ANY, ANY, NONE, 64, "64"},
+    {L_JSGEN_REGISTERS, ANY, ANY, NONE, 72, "72"},
     {L_JSASYNC_PROMISE, ANY, ANY, NONE, 80, "80"},
     {L_JSPROMISE_REACTIONS, ANY, ANY, NONE, 24, "24"},
     {L_JSPROMISE_FLAGS, ANY, ANY, NONE, 32, "32"},
@@ -101,6 +104,42 @@ const struct v8_fallback v8_fallbacks[] = {
     {L_REACTION_NEXT, ANY, V8V(12, 0, 0), NONE, 8, "8 (measured 9.4-11.3)"},
     {L_REACTION_FULFILL, ANY, ANY, L_REACTION_NEXT, 16, "next + 16 (after reject_handler)"},
     {L_REACTION_PROMISE, ANY, ANY, L_REACTION_NEXT, 24, "next + 24"},
+    {L_REACTION_REJECT, ANY, ANY, L_REACTION_NEXT, 8, "next + 8"},
+    {L_CAPABILITY_PROMISE, ANY, ANY, NONE, 8, "8 (measured 9.4-14.6)"},
+    {L_JSASYNCGEN_QUEUE, ANY, ANY, NONE, 80, "80 (after the generator fields; measured 9.4-14.6)"},
+    {L_AGR_PROMISE, ANY, ANY, NONE, 32, "32 (next, resume_mode, value, promise)"},
+    /* a builtin's SharedFunctionInfo holds Smi(id): in function_data up to V8 12, in its own
+     * field from 13 (measured 13.6, 14.6: user functions hold Smi(-1) there) */
+    {L_SFI_BUILTIN_ID, V8V(13, 0, 0), ANY, NONE, 16, "16 (measured 13.6, 14.6)"},
+    {L_SFI_BUILTIN_ID, ANY, V8V(13, 0, 0), L_SFI_FUNCTION_DATA, 0, "function_data (measured 9.4-12.4)"},
+    {L_CONTEXT_PROMISE_SLOT, ANY, ANY, NONE, 2, "PromiseBuiltins::kPromiseSlot"},
+    {L_CONTEXT_CAPABILITY_SLOT, ANY, ANY, NONE, 3, "PromiseBuiltins::kPromiseAllResolveElementCapabilitySlot"},
+    {L_ASYNC_ALLSETTLED, V8V(10, 0, 0), ANY, NONE, 1, "followed (measured 10.2+)"},
+    {L_ASYNC_ALLSETTLED, ANY, V8V(10, 0, 0), NONE, 0, "not followed (measured 9.4)"},
+    /* PromiseFulfillReactionJob / PromiseRejectReactionJob keep the task's promise_or_capability
+     * in their first spill slot (measured on every line; 9.4's reject job one slot further) */
+    {L_FP_JOB_PROMISE, ANY, ANY, NONE, -16, "fp - 16 (measured; 9.4's reject job fp - 24)"},
+
+    /* heap pages, found from outside (--pending): every data page's reservation names V8's static
+     * default page allocator and the page itself; measured on 9.4, 10.2, 11.3 (header), 12.4
+     * (header, shifted by flags moving first), 13.6 and 14.6 (the page's metadata, malloc'd) */
+    {L_PAGE_SHIFT, ANY, ANY, NONE, 18, "256 KiB pages"},
+    {L_PAGE_METADATA, V8V(13, 0, 0), ANY, NONE, 8, "8 (measured 13.6, 14.6)"},
+    {L_PAGE_RESERVATION, V8V(13, 0, 0), ANY, NONE, 0, "metadata + 0 (measured 13.6, 14.6)"},
+    {L_PAGE_RESERVATION, V8V(12, 0, 0), V8V(13, 0, 0), NONE, 80, "80 (measured 12.4)"},
+    {L_PAGE_RESERVATION, ANY, V8V(12, 0, 0), NONE, 72, "72 (measured 9.4-11.3)"},
+    {L_PAGE_FLAGS, V8V(12, 0, 0), ANY, NONE, 0, "0 (measured 12.4-14.6)"},
+    {L_PAGE_FLAGS, ANY, V8V(12, 0, 0), NONE, 8, "8 (measured 9.4-11.3)"},
+    {L_PAGE_AREA_START, V8V(13, 0, 0), ANY, NONE, 72, "metadata + 72 (measured 13.6, 14.6)"},
+    {L_PAGE_AREA_START, V8V(12, 0, 0), V8V(13, 0, 0), NONE, 32, "32 (measured 12.4)"},
+    {L_PAGE_AREA_START, ANY, V8V(12, 0, 0), NONE, 24, "24 (measured 9.4-11.3)"},
+    {L_PAGE_AREA_END, V8V(13, 0, 0), ANY, NONE, 56, "metadata + 56 (measured 13.6, 14.6)"},
+    {L_PAGE_AREA_END, V8V(12, 0, 0), V8V(13, 0, 0), NONE, 40, "40 (measured 12.4)"},
+    {L_PAGE_AREA_END, ANY, V8V(12, 0, 0), NONE, 32, "32 (measured 9.4-11.3)"},
+    {L_PAGE_HEAP, V8V(13, 0, 0), ANY, NONE, 64, "metadata + 64 (measured 13.6, 14.6)"},
+    {L_PAGE_HEAP, V8V(12, 0, 0), V8V(13, 0, 0), NONE, 24, "24 (measured 12.4)"},
+    {L_PAGE_HEAP, ANY, V8V(12, 0, 0), NONE, 16, "16 (measured 9.4-11.3)"},
+    {L_PAGE_FROM_BIT, ANY, ANY, NONE, 3, "FROM_PAGE: bit 3 (basic-memory-chunk.h)"},
 
     /* Code objects (used for exact positions) */
     {L_CODE_INSTR_INLINE, V8V(11, 1, 204), ANY, NONE, 0, "pointer (Code/InstructionStream split)"},

@@ -157,8 +157,11 @@
 	X(ODDBALL_FALSE, "Oddball kind: false")                                              \
 	X(CONTEXT_EXTENSION, "Context slot: extension")                                            \
 	X(JSGEN_FUNCTION, "JSGeneratorObject.function")                                            \
+	X(JSGEN_CONTEXT, "JSGeneratorObject.context")                                              \
 	X(JSGEN_RECEIVER, "JSGeneratorObject.receiver")                                            \
 	X(JSGEN_INPUT_OR_DEBUG_POS, "JSGeneratorObject.input_or_debug_pos")                        \
+	X(JSGEN_RESUME_MODE, "JSGeneratorObject.resume_mode")                                      \
+	X(JSGEN_REGISTERS, "JSGeneratorObject.parameters_and_registers")                           \
 	X(JSGEN_CONTINUATION, "JSGeneratorObject.continuation")                                    \
 	X(JSASYNC_PROMISE, "JSAsyncFunctionObject.promise")                                        \
 	X(JSPROMISE_REACTIONS, "JSPromise.reactions_or_result")                                    \
@@ -167,6 +170,24 @@
 	X(REACTION_NEXT, "PromiseReaction.next")                                                   \
 	X(REACTION_FULFILL, "PromiseReaction.fulfill_handler")                                     \
 	X(REACTION_PROMISE, "PromiseReaction.promise_or_capability")                               \
+	X(REACTION_REJECT, "PromiseReaction.reject_handler")                                       \
+	X(CAPABILITY_PROMISE, "PromiseCapability.promise")                                         \
+	X(JSASYNCGEN_QUEUE, "JSAsyncGeneratorObject.queue")                                        \
+	X(AGR_PROMISE, "AsyncGeneratorRequest.promise")                                            \
+	X(SFI_BUILTIN_ID, "SharedFunctionInfo: builtin id (a Smi; -1 or an object when none)")     \
+	X(CONTEXT_PROMISE_SLOT, "Context slot: the promise of Promise resolving functions")        \
+	X(CONTEXT_CAPABILITY_SLOT, "Context slot: the capability of Promise.all/allSettled/any elements") \
+	X(ASYNC_ALLSETTLED, "Error.stack follows Promise.allSettled elements (1) or stops there (0)") \
+	X(FP_JOB_PROMISE, "frame: a promise reaction job's promise_or_capability (first spill slot)") \
+	/* heap pages (a MemoryChunk's header, or from V8 13 its metadata) */                    \
+	X(PAGE_SHIFT, "heap page alignment (log2)")                                                \
+	X(PAGE_METADATA, "page header: pointer to the page's metadata (V8 >= 13)")                 \
+	X(PAGE_RESERVATION, "page header/metadata: reservation {page allocator, address, size}")   \
+	X(PAGE_FLAGS, "page header: flags")                                                        \
+	X(PAGE_AREA_START, "page header/metadata: area_start")                                     \
+	X(PAGE_AREA_END, "page header/metadata: area_end")                                         \
+	X(PAGE_HEAP, "page header/metadata: heap")                                                 \
+	X(PAGE_FROM_BIT, "page flags: FROM_PAGE (the young generation's inactive half)")           \
 	X(SCRIPT_EVAL_FROM_SHARED, "Script.eval_from_shared_or_wrapped_arguments")           \
 	X(SCRIPT_EVAL_FROM_POSITION, "Script.eval_from_position")                            \
 	X(STACK_TYPE_RULE, "Error.stack: type prefix unless the name starts with it (0) / when the name is another identifier (1)") \
@@ -212,6 +233,11 @@
 	X(T_JS_ASYNC_FUNCTION_OBJECT, "JS_ASYNC_FUNCTION_OBJECT_TYPE")                       \
 	X(T_JS_PROMISE, "JS_PROMISE_TYPE")                                                   \
 	X(T_PROMISE_REACTION, "PROMISE_REACTION_TYPE")                                       \
+	X(T_JS_ASYNC_GENERATOR_OBJECT, "JS_ASYNC_GENERATOR_OBJECT_TYPE")                     \
+	X(T_PROMISE_CAPABILITY, "PROMISE_CAPABILITY_TYPE")                                   \
+	X(T_ASYNC_GENERATOR_REQUEST, "ASYNC_GENERATOR_REQUEST_TYPE")                         \
+	X(T_CONTEXT_FIRST, "FirstContextType")                                               \
+	X(T_CONTEXT_LAST, "LastContextType")                                                 \
 	X(T_INTERPRETER_DATA, "INTERPRETER_DATA_TYPE")                                             \
 	X(T_BYTECODE_WRAPPER, "BYTECODE_WRAPPER_TYPE")                                       \
 	/* frame types (renumbered in every release) */                                            \

@@ -170,6 +170,9 @@ static enum builtin_role role_of(const char *name)
 		return BR_INTERPRETER;
 	if (ends_with(name, "_Baseline") || strncmp(name, "Builtins_Baseline", 17) == 0)
 		return BR_BASELINE_HELPER;
+	if (strcmp(name, "Builtins_PromiseFulfillReactionJob") == 0 ||
+	    strcmp(name, "Builtins_PromiseRejectReactionJob") == 0)
+		return BR_PROMISE_JOB;
 	return BR_OTHER;
 }
 

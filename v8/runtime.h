@@ -23,6 +23,8 @@ enum builtin_role {
 	BR_OTHER,
 	BR_INTERPRETER, /* entry trampolines and bytecode handlers: the JS frame is the one to show */
 	BR_BASELINE_HELPER,
+	BR_PROMISE_JOB, /* PromiseFulfillReactionJob / PromiseRejectReactionJob: a microtask resolving
+			 * a promise reaction (the await chain's start: walker/async_frames.h) */
 };
 
 struct pc_info {

@@ -45,13 +45,18 @@ struct frame {
 	int32_t gen_line, gen_col;
 };
 
+/* A JavaScript function's frame: its own, inlined, or an async function awaiting. */
+static inline bool frame_is_js(const struct frame *f)
+{
+	return f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
+}
+
 /* The name of a JS frame's function itself (interned): its own name, as V8's profiler shows it
- * (`measure`, whatever the receiver), unless a source map named the original function; other
- * frames: their name. */
+ * (`measure`, whatever the receiver; an awaiting function's `async measure`), unless a source map
+ * named the original function; other frames: their name. */
 static inline uint32_t frame_own_name(const struct frame *f)
 {
-	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED;
-	return js && f->fn_name && !f->gen_file ? f->fn_name : f->name;
+	return frame_is_js(f) && f->fn_name && !f->gen_file ? f->fn_name : f->name;
 }
 
 #endif

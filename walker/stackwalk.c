@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "../util/clock.h"
-#include "../v8/async.h"
 #include "../v8/bytecode.h"
 #include "../v8/frames.h"
 #include "../v8/heap.h"
@@ -16,6 +15,7 @@
 #include "jit_names.h"
 #include "prefetch.h"
 #include "unwind_arch.h"
+#include "raw_class.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -38,8 +38,11 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 		if (img)
 			bytecode_sizes_load(&sw->positions.sizes, img);
 	}
+	async_frames_init(&sw->async);
 	sw->s_empty = intern_str(strings, "");
 	sw->s_unknown_jit = intern_str(strings, "[unknown] (JIT code)");
+	sw->s_async_moved = intern_str(strings, "[async callers moved by GC before they were read]");
+	sw->s_async_changed = intern_str(strings, "[async callers changed before they were read]");
 }
 
 void stackwalk_free(struct stackwalk *sw)
@@ -53,6 +56,7 @@ void stackwalk_free(struct stackwalk *sw)
 	callsite_names_free(&sw->callsites);
 	frame_memo_free(&sw->memo);
 	pc_class_cache_free(&sw->classes);
+	async_frames_free(&sw->async);
 }
 
 static struct frame *push(struct frame *out, int *n, int max, enum frame_kind kind, uint64_t pc)
@@ -148,14 +152,7 @@ static int emit_js(struct stackwalk *sw, const struct v8_heap *h, const struct v
 		if (!fn)
 			continue;
 		if (!pos[i].inlined && callsite_hidden(h, fn)) {
-			/* a builtin closure V8 keeps out of stack traces: show the builtin; an await
-			 * continuation tells which async function it resumed. Those closures are
-			 * nameless (V8 makes their SharedFunctionInfos with the empty string): a
-			 * named builtin (forEach, map, …) is never one, and asking costs two reads
-			 * of its context per sample: asked only where async frames are shown (a
-			 * dump), not while sampling */
-			if (sw->async_frames && !sw->resumed_async && !fn->shared_name_id)
-				sw->resumed_async = async_generator_of_closure(h, vf->function);
+			/* a builtin closure V8 keeps out of stack traces: show the builtin */
 			struct frame *f = push(out, n, max, FK_BUILTIN, rf->pc);
 			if (f)
 				f->name = pi->builtin ? native_symbol_name(&sw->natives, pi->builtin) : fn->name_id;
@@ -212,37 +209,85 @@ static int emit_frameless_code(struct stackwalk *sw, const struct v8_heap *h, co
 	return emitted;
 }
 
-/* V8's async frames after the outermost JS frame, as Error.stack lists them. */
-static void append_async(struct stackwalk *sw, const struct v8_heap *h, struct frame *out, int *n,
-			 int max)
+static bool has_js(const struct frame *f, int from, int to)
 {
-	struct async_frame af[32];
-	int na = async_callers(h, sw->resumed_async, af, 32);
-	int at = *n;
-	while (at > 0 && out[at - 1].kind != FK_JS && out[at - 1].kind != FK_JS_INLINED)
-		at--;
-	if (at == 0 || na == 0)
-		return;
-	if (*n + na > max)
-		na = max - *n;
-	memmove(&out[at + na], &out[at], sizeof(*out) * (size_t)(*n - at));
-	*n += na;
-	for (int i = 0; i < na; i++) {
-		struct frame *f = &out[at + i];
-		memset(f, 0, sizeof(*f));
-		f->kind = FK_JS_ASYNC;
-		const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, af[i].function);
-		if (!fn)
-			continue;
-		struct callsite cs = {.fn = fn, .function = af[i].function, .receiver = af[i].receiver,
-				      .receiver_known = true, .async = true};
-		int32_t offset = -1;
-		uint64_t bca = af[i].bytecode_offset >= 0 ? sfi_bytecode_array(h, fn->sfi) : 0;
-		if (bca)
-			offset = positions_bytecode_offset_position(&sw->positions, h, bca, af[i].bytecode_offset);
-		describe_js(sw, h, &cs, offset, f);
-		f->tier = TIER_INTERPRETED;
+	for (int i = from; i < to; i++)
+		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
+			return true;
+	return false;
+}
+
+/* An async frame: a suspended async function at the position it awaits, named as Error.stack
+ * names it ("async fn"), or a combinator's element ("async Promise.all (index 1)"). False when its
+ * function cannot be read. */
+bool stackwalk_async_frame(struct stackwalk *sw, const struct v8_heap *h, const struct async_frame *af,
+			   struct frame *f)
+{
+	static const char *const combinators[] = {[AF_ALL] = "all", [AF_ALLSETTLED] = "allSettled", [AF_ANY] = "any"};
+	memset(f, 0, sizeof(*f));
+	f->kind = FK_JS_ASYNC;
+	char buf[96];
+	if (af->kind != AF_FUNCTION) {
+		snprintf(buf, sizeof(buf), "async Promise.%s (index %d)", combinators[af->kind], (int)af->index);
+		f->name = f->fn_name = intern_str(sw->strings, buf);
+		return true;
 	}
+	const struct v8_function *fn = function_of_jsfunction(&sw->funcs, h, af->function);
+	if (!fn)
+		return false;
+	struct callsite cs = {.fn = fn, .function = af->function, .receiver = af->receiver,
+			      .receiver_known = true, .async = true};
+	int32_t offset = -1;
+	uint64_t bca = af->suspend_pos >= 0 ? sfi_bytecode_array(h, fn->sfi) : 0;
+	int64_t bc = bca ? bca_offset_from_frame(h, bca, af->suspend_pos) : -1;
+	if (bc >= 0)
+		offset = positions_bytecode_offset_position(&sw->positions, h, bca, bc);
+	describe_js(sw, h, &cs, offset, f);
+	/* its own name, marked as the awaiting function it is (profiles name functions by it) */
+	const char *own = intern_get(sw->strings, fn->name_id);
+	snprintf(buf, sizeof(buf), "async %.80s", *own ? own : "(anonymous)");
+	f->fn_name = intern_str(sw->strings, buf);
+	f->tier = TIER_INTERPRETED;
+	return true;
+}
+
+/* --async: the microtask queue's frames under a resumed function replaced by the async functions
+ * awaiting it (or by one frame saying why they cannot be told); ndecoded raw frames were decoded
+ * into out[0..*n). */
+static void splice_async(struct stackwalk *sw, const struct v8_heap *h, struct frame *out, int *n, int max,
+			 int ndecoded)
+{
+	struct async_site site;
+	for (int i = 0; i < ndecoded; i++)
+		sw->raw_js[i] = has_js(out, sw->out_at[i], sw->out_at[i + 1]);
+	if (!async_site_find(&sw->async, h, sw->rt, sw->as, &sw->classes, sw->raw, ndecoded, sw->raw_js, &site) ||
+	    site.to >= ndecoded)
+		return;
+	enum async_outcome how;
+	int na = async_site_chain(&sw->async, h, &site, sw->async_chain, ASYNC_MAX_FRAMES, &how);
+	int k = 0;
+	for (int i = 0; i < na && how == AO_CHAIN; i++) {
+		if (stackwalk_async_frame(sw, h, &sw->async_chain[i], &sw->async_out[k]))
+			k++;
+		else if (sw->async.live)
+			how = AO_CHANGED; /* a function that cannot be read now: the chain ran on */
+	}
+	how = async_frames_check(&sw->async, how, k);
+	if (how != AO_CHAIN) {
+		memset(&sw->async_out[0], 0, sizeof(sw->async_out[0]));
+		sw->async_out[0].kind = FK_UNKNOWN;
+		sw->async_out[0].name = how == AO_MOVED ? sw->s_async_moved : sw->s_async_changed;
+		k = 1;
+	}
+	int a0 = sw->out_at[site.from], a1 = sw->out_at[site.to + 1];
+	int tail = *n - a1;
+	if (tail > max - a0 - k)
+		tail = max - a0 - k; /* the outermost frames give way */
+	if (tail < 0)
+		return;
+	memmove(&out[a0 + k], &out[a1], sizeof(*out) * (size_t)tail);
+	memcpy(&out[a0], sw->async_out, sizeof(*out) * (size_t)k);
+	*n = a0 + k + tail;
 }
 
 static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct frame *out, int *n,
@@ -378,14 +423,6 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 static bool returns_to_interpreter(const struct pc_info *pi)
 {
 	return pi->cls == PC_BUILTIN && pi->role == BR_INTERPRETER;
-}
-
-static bool has_js(const struct frame *f, int from, int to)
-{
-	for (int i = from; i < to; i++)
-		if (f[i].kind == FK_JS || f[i].kind == FK_JS_INLINED)
-			return true;
-	return false;
 }
 
 /* How raw frame i can be keyed by what it runs (MEMO_AT_FP: not). */
@@ -558,13 +595,7 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	const struct raw_frame *rf = &sw->raw[i];
 	bool exact = rf->how == FRAME_TOP || rf->how == FRAME_SIGNAL_RESUME;
 	struct pc_info pi;
-	/* a return address may sit just past its function: classify pc - 1 */
-	v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, exact ? rf->pc : rf->pc - 1, &pi);
-	/* without blob symbols (a stripped libnode), V8's builtins are the code of the V8 module
-	 * that no unwind information covers */
-	if (pi.cls == PC_NATIVE && rf->no_cfi && sw->rt && !sw->rt->have_blob && pi.mod &&
-	    (size_t)(pi.mod - sw->as->mods) == sw->rt->mod)
-		pi.cls = PC_BUILTIN;
+	raw_frame_classify(sw->rt, sw->as, &sw->classes, rf, &pi);
 	if (pi.cls == PC_NATIVE || !sw->rt) {
 		struct frame *f = push(out, n, max, FK_NATIVE, rf->pc);
 		if (f)
@@ -577,10 +608,9 @@ static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct m
 	}
 	int first = *n;
 	decode_v8(sw, h, rf, exact, rf->how == FRAME_TOP ? regs : NULL, &pi, out, n, max, st);
-	/* decoded: kept for the next walks under the key look_up_memo made (not where async
-	 * frames are shown: a builtin's decoding finds the async function it resumes) */
+	/* decoded: kept for the next walks under the key look_up_memo made */
 	uint64_t receiver, id, anchor[2];
-	if (sw->memo_keyed[i] && !sw->async_frames && frame_memo_receiver(h->L, mem, rf, &receiver) &&
+	if (sw->memo_keyed[i] && frame_memo_receiver(h->L, mem, rf, &receiver) &&
 	    frame_memo_receiver_id(h->L, mem, receiver, &id)) {
 		frame_memo_stage(&sw->memo, &sw->memo_key[i], id, NULL, out + first, *n - first);
 		if (sw->memo_anchored[i] && anchor_now(sw, mem, i, anchor))
@@ -601,32 +631,41 @@ static unsigned long late_reads(const struct stackwalk *sw)
 	return sw->live_reads ? *sw->live_reads : 0;
 }
 
-int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
-		     struct frame *out, int max, struct walk_stats *st)
+void stackwalk_begin_names(struct stackwalk *sw)
 {
 	function_cache_begin_walk(&sw->funcs);
 	script_cache_begin_walk(&sw->scripts);
 	code_finder_begin_walk(&sw->positions.codes);
+}
+
+int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct memsrc *mem,
+		     struct frame *out, int max, struct walk_stats *st)
+{
+	stackwalk_begin_names(sw);
 	int nraw = st->raw_frames;
 	struct v8_heap h = {.mem = mem, .L = sw->rt ? &sw->rt->L : NULL, .types = &sw->map_types};
 	int n = 0;
 	bool seen_js = false;
 	bool pc_uninlined = sw->v8_self && sw->rt &&
 			    v8_version_key(&sw->rt->version) < V8_PC_INLINING_EXPANDED;
-	sw->resumed_async = 0;
 	/* which frames read beyond the copy (what a validation re-reads: walker/validate.h) */
 	unsigned long live_at_start = late_reads(sw), live_in_frames = 0;
 	memset(sw->read_live, 0, sizeof(sw->read_live[0]) * (size_t)nraw);
+	int ndecoded = 0;
 	for (int i = 0; i < nraw && n < max; i++) {
 		unsigned long live_before = late_reads(sw);
+		sw->out_at[i] = n;
 		decode_frame(sw, &h, mem, regs, i, pc_uninlined, &seen_js, out, &n, max, st);
 		unsigned long live = late_reads(sw) - live_before;
 		sw->read_live[i] = live != 0;
 		live_in_frames += live;
+		ndecoded = i + 1;
 	}
-	if (sw->async_frames && sw->resumed_async)
-		append_async(sw, &h, out, &n, max);
+	sw->out_at[ndecoded] = n;
 	sw->read_live_outside = late_reads(sw) - live_at_start != live_in_frames;
+	/* (the chain's reads are checked by reading them again: async_frames_check) */
+	if (sw->async.on && sw->rt)
+		splice_async(sw, &h, out, &n, max, ndecoded);
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);
 		if (f)

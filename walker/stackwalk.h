@@ -18,6 +18,7 @@
 #include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
+#include "async_frames.h"
 #include "frame.h"
 #include "frame_memo.h"
 #include "prefetch.h"
@@ -51,7 +52,9 @@ struct stackwalk {
 	struct pc_class_cache classes; /* v8_classify_pc's answers for the pcs walks ask */
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
-	bool async_frames;         /* append V8's async frames (dumps; off while sampling) */
+	/* --async: a stack resumed from the microtask queue continues through the async functions
+	 * awaiting it (walker/async_frames.h), in place of the queue's frames */
+	struct async_frames async;
 	/* charge self time as V8's --cpu-prof does: when the pc itself (not a return address) is in
 	 * optimized code, the sample's innermost frame is the function that code was compiled for;
 	 * the functions inlined at that pc are left out (V8 before 14 expands inlining only at
@@ -59,7 +62,6 @@ struct stackwalk {
 	 * caller of the JS frame it runs on (V8 starts its stack at the caller of the frame at fp).
 	 * Off by default: those inlined functions and that JS frame are what runs there. */
 	bool v8_self;
-	uint64_t resumed_async;    /* per walk: the generator an await continuation resumed */
 	/* live sampling: frames of activations seen at earlier samples (walker/frame_memo.h), per
 	 * walk: memo_keyed[i], raw frame i has a key (memo_key[i]), memo_anchored[i] an anchored
 	 * one too (memo_akey[i]: interpreted, baseline and optimized frames); memo_hit[i], it is
@@ -84,8 +86,14 @@ struct stackwalk {
 	bool read_live_outside;
 	struct perfmap *perfmap;   /* optional (NULL): names JIT code the heap cannot, in stage 2 */
 	struct sm_store *sourcemaps; /* optional (NULL): source maps, applied in stage 2 */
+	/* per walk: the first frame raw frame i produced (out_at[nraw]: the end), whether it
+	 * produced a JS frame; the chain read for an async site and its frames */
+	int out_at[STACKWALK_MAX_FRAMES + 1];
+	bool raw_js[STACKWALK_MAX_FRAMES];
+	struct async_frame async_chain[ASYNC_MAX_FRAMES];
+	struct frame async_out[ASYNC_MAX_FRAMES];
 	/* interned labels used on every walk */
-	uint32_t s_empty, s_unknown_jit;
+	uint32_t s_empty, s_unknown_jit, s_async_moved, s_async_changed;
 };
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
@@ -108,6 +116,14 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 /* After stackwalk_decode (stackwalk_capture does it itself): with memo_on, keep the frames this
  * walk decoded for the activations to come if its sample validated, else forget them. */
 void stackwalk_memo_commit(struct stackwalk *sw, bool validated);
+/* Before names are asked outside a walk (stackwalk_async_frame): the caches keep within their
+ * bounds; what they returned before may be gone. */
+void stackwalk_begin_names(struct stackwalk *sw);
+/* An async frame (a suspended async function at the await it waits in, or a combinator's
+ * element) named as Error.stack names it, "async f" / "async Promise.all (index 1)"; false when
+ * its function cannot be read. */
+bool stackwalk_async_frame(struct stackwalk *sw, const struct v8_heap *h, const struct async_frame *af,
+			   struct frame *f);
 /* Stage 2: name the native frames left unnamed by stage 1 (and, with a perf map, the JIT frames
  * the heap could not name: walker/jit_names.h); with source maps, JS frames of mapped scripts
  * move to their original position (sourcemap/store.h). */

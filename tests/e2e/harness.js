@@ -216,11 +216,12 @@ function parseFolded(text) {
   });
 }
 
-// "name (file:line)_[j]" → {name, file, line, tag}
+// "name (file:line)_[j]" → {name, file, line, tag}: j its own frame, i inlined, a an async function
+// awaiting the frames above it (--async)
 function parseJsFrame(f) {
-  const m = /^(.*) \((.*):(\d+)\)_\[([ji])\]$/.exec(f);
+  const m = /^(.*) \((.*):(\d+)\)_\[([jia])\]$/.exec(f);
   if (m) return { name: m[1], file: m[2], line: Number(m[3]), tag: m[4] };
-  const n = /^(.*)_\[([ji])\]$/.exec(f);
+  const n = /^(.*)_\[([jia])\]$/.exec(f);
   return n ? { name: n[1], file: '', line: 0, tag: n[2] } : null;
 }
 

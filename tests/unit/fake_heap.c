@@ -72,6 +72,12 @@ void fh_init(struct fake_heap *fh)
 	fh_set32(fh, fh->meta_map, 12, FT_MAP);
 }
 
+void fh_set_item(struct v8_layout *L, enum v8_item item, int32_t v)
+{
+	L->v[item] = v;
+	L->src[item] = SRC_OVERRIDE;
+}
+
 void fh_free(struct fake_heap *fh)
 {
 	v8_layout_free(&fh->L);

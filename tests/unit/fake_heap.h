@@ -33,6 +33,8 @@ struct fake_heap {
 };
 
 void fh_init(struct fake_heap *fh);
+/* Give a layout item a value of the test's own (an instance type the fake metadata lacks). */
+void fh_set_item(struct v8_layout *L, enum v8_item item, int32_t v);
 void fh_free(struct fake_heap *fh);
 uint64_t fh_alloc(struct fake_heap *fh, size_t size);     /* tagged pointer */
 uint64_t fh_map(struct fake_heap *fh, int type);

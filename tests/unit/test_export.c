@@ -211,6 +211,7 @@ Test(export, frame_text_round_trip)
 {
 	round_trip("measure (/app/demo.js:10)_[j]", FK_JS);
 	round_trip("measure (/app/demo.js:7)_[i]", FK_JS_INLINED);
+	round_trip("async placeOrder (/app/shop.js:31)_[a]", FK_JS_ASYNC);
 	round_trip("(anonymous) (node:internal/timers:483)_[j]", FK_JS);
 	round_trip("Immediate.main [as _onImmediate] (/a (b)/x.js:41)_[j]", FK_JS);
 	round_trip("noFile_[j]", FK_JS);

@@ -23,20 +23,14 @@ static struct fake_heap fh;
 enum { T_BYTE_ARRAY = 190, T_BCA = 191, T_CODE = 245, T_IS = 252, T_SFI_WRAPPER = 195,
        T_WEAK_FIXED_ARRAY = 240 };
 
-static void set_item(enum v8_item i, int32_t v)
-{
-	fh.L.v[i] = v;
-	fh.L.src[i] = SRC_OVERRIDE;
-}
-
 static void setup(void)
 {
 	fh_init(&fh);
-	set_item(L_T_BYTE_ARRAY, T_BYTE_ARRAY);
-	set_item(L_T_BYTECODE_ARRAY, T_BCA);
-	set_item(L_T_CODE, T_CODE);
-	set_item(L_T_INSTRUCTION_STREAM, T_IS);
-	set_item(L_T_WEAK_FIXED_ARRAY, T_WEAK_FIXED_ARRAY);
+	fh_set_item(&fh.L, L_T_BYTE_ARRAY, T_BYTE_ARRAY);
+	fh_set_item(&fh.L, L_T_BYTECODE_ARRAY, T_BCA);
+	fh_set_item(&fh.L, L_T_CODE, T_CODE);
+	fh_set_item(&fh.L, L_T_INSTRUCTION_STREAM, T_IS);
+	fh_set_item(&fh.L, L_T_WEAK_FIXED_ARRAY, T_WEAK_FIXED_ARRAY);
 }
 
 static void teardown(void) { fh_free(&fh); }
@@ -336,9 +330,9 @@ Test(positions, inlining_with_wrapped_shared_function_info)
 	uint64_t wrapper = fh_obj(&fh, T_SFI_WRAPPER, 16);
 	fh_set(&fh, wrapper, 8, outer);
 	fh.L.src[L_DEOPT_SFI] = SRC_MISSING;
-	set_item(L_DEOPT_WRAPPED_SFI, 8);
-	set_item(L_T_SFI_WRAPPER, T_SFI_WRAPPER);
-	set_item(L_SFI_WRAPPER_SFI, 8);
+	fh_set_item(&fh.L, L_DEOPT_WRAPPED_SFI, 8);
+	fh_set_item(&fh.L, L_T_SFI_WRAPPER, T_SFI_WRAPPER);
+	fh_set_item(&fh.L, L_SFI_WRAPPER_SFI, 8);
 	fh_set(&fh, deopt, 16 + 8 * 8, wrapper);
 	fh_set(&fh, deopt, 16 + 8 * 6, fh_smi(0)); /* the old slot holds something else */
 	cr_assert_eq(deopt_outer_sfi(&fh.h, deopt), outer);
@@ -373,13 +367,13 @@ Test(positions, inlining_rejects_bad_records)
  * InstructionStream holding its instructions (map, back pointer, body at 16), 32-aligned. */
 static uint64_t make_code(uint64_t *body, int kind, uint32_t size)
 {
-	set_item(L_IS_BODY, 16);
-	set_item(L_IS_CODE, 8);
-	set_item(L_CODE_DEOPT_DATA, 16);
-	set_item(L_CODE_SPT, 24);
-	set_item(L_CODE_INSTR_START, 40);
-	set_item(L_CODE_FLAGS, 48);
-	set_item(L_CODE_INSTR_SIZE, 56);
+	fh_set_item(&fh.L, L_IS_BODY, 16);
+	fh_set_item(&fh.L, L_IS_CODE, 8);
+	fh_set_item(&fh.L, L_CODE_DEOPT_DATA, 16);
+	fh_set_item(&fh.L, L_CODE_SPT, 24);
+	fh_set_item(&fh.L, L_CODE_INSTR_START, 40);
+	fh_set_item(&fh.L, L_CODE_FLAGS, 48);
+	fh_set_item(&fh.L, L_CODE_INSTR_SIZE, 56);
 	uint64_t code = fh_obj(&fh, T_CODE, 80);
 	uint64_t raw = fh_alloc(&fh, 64 + size) - 1;
 	uint64_t start = (raw + 16 + 31) & ~(uint64_t)31;
@@ -471,7 +465,7 @@ Test(positions, a_cached_code_whose_instructions_hold_new_code_is_not_returned)
 static uint64_t code_with_inlining(uint64_t *start, uint64_t outer, uint64_t a, uint64_t b)
 {
 	uint64_t code = make_code(start, fh.L.v[L_CODEKIND_TURBOFAN], 600);
-	set_item(L_SPT_FORMAT, SPT_SIGNED);
+	fh_set_item(&fh.L, L_SPT_FORMAT, SPT_SIGNED);
 	const struct entry e[] = {{0, srcpos(77, -1), true}, {100, srcpos(42, 1), true},
 				  {200, srcpos(10, 0), true}, {300, srcpos(80, -1), true}};
 	struct bytes t;

@@ -160,6 +160,37 @@ Test(writers, inlined_frames_are_tagged)
 	free(out);
 }
 
+/* An awaiting async function (walker/async_frames.h): tagged _[a], and a function of its own in the
+ * formats that have functions, apart from the same function's own frames. */
+static struct frame async_js(const char *fn, const char *file, int line, int def_line)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "async %s", fn);
+	struct frame f = js(name, file, line, def_line);
+	f.kind = FK_JS_ASYNC;
+	f.fn_name = intern_str(&strings, name);
+	return f;
+}
+
+Test(writers, async_frames_are_tagged_and_functions_of_their_own)
+{
+	add(2, 4, js("crunch", "/srv/a.js", 3, 1), js("placeOrder", "/srv/a.js", 9, 8),
+	    async_js("placeOrder", "/srv/a.js", 10, 8), native("uv_run"));
+	char *out = render(1, 0);
+	cr_assert(strstr(out, "uv_run;async placeOrder (/srv/a.js:10)_[a];placeOrder (/srv/a.js:9)_[j];"
+			      "crunch (/srv/a.js:3)_[j] 2\n"), "%s", out);
+	free(out);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct write_opts wo = {0};
+	profile_writer_named("speedscope")->write(&prof, &wo, f);
+	fclose(f);
+	cr_assert(strstr(buf, "{\"name\":\"async placeOrder\""), "%s", buf);
+	cr_assert(strstr(buf, "{\"name\":\"placeOrder\""), "%s", buf);
+	free(buf);
+}
+
 Test(writers, tree_counts_percentages_and_threshold)
 {
 	add(90, 2, js("hot", "/a.js", 1, 1), native("uv_run"));
