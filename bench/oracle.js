@@ -29,7 +29,7 @@
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
 //   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf",
-//   ORACLE_V8_SELF=1, ORACLE_IDLE=0)
+//   ORACLE_V8_SELF=1, ORACLE_IDLE=0, ORACLE_KEEP=DIR: both sides' profiles kept in DIR/WORKLOAD/)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -52,6 +52,7 @@ const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
 const GC_CLOCK = path.join(__dirname, 'real', 'lib', 'gc_clock.js');
 const IDLE = process.env.ORACLE_IDLE === 'both' ? [false, true] : [process.env.ORACLE_IDLE === '1'];
 const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
+const KEEP = process.env.ORACLE_KEEP; // a directory: each workload's profiles are kept in KEEP/NAME
 const label = (c) => `${c.tool} ${c.hz} Hz${c.v8self ? '' : ' inl'}${c.idle ? ' idle' : ''}`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -71,7 +72,7 @@ async function oracleRun(w, configs, dir) {
     const { load } = require('./real/lib/load');
     const rl = readline.createInterface({ input: child.stdout });
     const port = await new Promise((resolve) => rl.once('line', (l) => resolve(JSON.parse(l).listening)));
-    loadDone = load(port, total);
+    loadDone = load(port, total, w.routes);
   } else {
     child.stdout.resume();
   }
@@ -145,6 +146,7 @@ async function main() {
           ratioByV8Time: byTime.ratio, gcShares: gc, ratioGcClock: byClock.ratio, ratioBothGcClock: byClock.ratioBoth, functions: cmp.functions.slice(0, 40) });
       }
     } finally {
+      if (KEEP) fs.cpSync(dir, path.join(KEEP, w.name), { recursive: true });
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
