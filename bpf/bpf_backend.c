@@ -78,6 +78,11 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	unsigned long weight = 1;
 	if (rec->flags & V8W_F_WAITED) {
 		weight = rec->weight < 1 ? 1 : rec->weight > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : rec->weight;
+		/* --v8-self: one sample for a wait for a CPU, as V8's pending SIGPROF takes one when
+		 * the thread runs again (ptrace/sampler.c deliver_queue); a sleep in a collection
+		 * keeps its weight (V8's signal interrupts a sleep at once) */
+		if (p->sw.v8_self && !slept)
+			weight = 1;
 		if (slept)
 			r->gc_slept += weight;
 		else
