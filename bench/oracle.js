@@ -1,7 +1,9 @@
 // oracle.js — `make bench`: does v8walk's profile agree with V8's own? Each real workload
-// (bench/WORKLOADS.md) runs ONCE under `node --cpu-prof` (the flag is for this oracle only), and
-// v8walk samples that same process in consecutive windows, one per sampler × rate (ptrace, bpf ×
-// 99, 999 Hz), each written as a .cpuprofile (the main thread). V8's samples are cut to each window
+// (bench/WORKLOADS.md) runs ONCE per Node line under `node --cpu-prof` (the flag is for this oracle
+// only), and v8walk samples that same process in consecutive windows, one per rate and attribution
+// (--v8-self, and v8walk's default beside it), each window sampled by ptrace and eBPF at once (two
+// v8walk processes: eBPF stops nothing, and a ptrace stop of a few µs is no time the eBPF sampler
+// misses), each written as a .cpuprofile (the main thread). V8's samples are cut to each window
 // (both profiles' startTime + timeDeltas are CLOCK_MONOTONIC µs), and the two profiles' per-function
 // self-time shares are compared by the same code (bench/oracle_compare.js: identity = script + V8's
 // line and column of the function; builtins and native callbacks charged to their JS caller; GC and
@@ -27,9 +29,13 @@
 //     threads hold the CPUs — docs/accuracy.md).
 // Prints a table and the functions that differ most; writes build/bench/oracle.json.
 //
+// Then the summary: per workload, Node line and sampler, the ratio with --v8-self and without.
+//
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
-//   (env: ORACLE_WINDOW_S=10, ORACLE_WARM_S=4, BENCH_RATES="99 999", BENCH_SAMPLERS="ptrace bpf",
-//   ORACLE_V8_SELF=1, ORACLE_IDLE=0)
+//   (env: ORACLE_NODES="20.20.2 24.21.0" (scripts/fetch-node.sh; --quick, or NODE set: that one
+//   node), ORACLE_WINDOW_S=12 (--quick 5), ORACLE_WARM_S=4, BENCH_RATES="99",
+//   BENCH_SAMPLERS="ptrace bpf", ORACLE_V8_SELF=both (--quick: 1; 0: the default only),
+//   ORACLE_IDLE=0, ORACLE_KEEP=DIR: both sides' profiles kept in DIR/NODE/WORKLOAD/)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -42,54 +48,68 @@ const { compareProfiles, profileShares, gcClockUs, withGcShare, shareOf, GC } = 
 
 const ROOT = path.resolve(__dirname, '..');
 const V8WALK = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
-const NODE = process.env.NODE || process.execPath;
 const QUICK = process.argv.includes('--quick');
-const WINDOW_S = Number(process.env.ORACLE_WINDOW_S || (QUICK ? 5 : 10));
+const NODE_LINES = process.env.NODE || QUICK ? [process.env.NODE || process.execPath]
+  : (process.env.ORACLE_NODES || '20.20.2 24.21.0').split(/\s+/).filter(Boolean);
+const WINDOW_S = Number(process.env.ORACLE_WINDOW_S || (QUICK ? 5 : 12));
 const WARM_S = Number(process.env.ORACLE_WARM_S || 4);
-const RATES = (process.env.BENCH_RATES || '99 999').split(/\s+/).filter(Boolean).map(Number);
+const RATES = (process.env.BENCH_RATES || '99').split(/\s+/).filter(Boolean).map(Number);
 const SAMPLERS = (process.env.BENCH_SAMPLERS || 'ptrace bpf').split(/\s+/).filter(Boolean);
 const OUT = path.join(ROOT, 'build', 'bench', 'oracle.json');
 const GC_CLOCK = path.join(__dirname, 'real', 'lib', 'gc_clock.js');
 const IDLE = process.env.ORACLE_IDLE === 'both' ? [false, true] : [process.env.ORACLE_IDLE === '1'];
-const V8_SELF = process.env.ORACLE_V8_SELF === '0' ? [false] : process.env.ORACLE_V8_SELF === 'both' ? [true, false] : [true];
+const V8_SELF_ENV = process.env.ORACLE_V8_SELF || (QUICK ? '1' : 'both');
+const V8_SELF = V8_SELF_ENV === '0' ? [false] : V8_SELF_ENV === 'both' ? [true, false] : [true];
+const KEEP = process.env.ORACLE_KEEP; // a directory: each workload's profiles are kept in KEEP/NAME
 const label = (c) => `${c.tool} ${c.hz} Hz${c.v8self ? '' : ' inl'}${c.idle ? ' idle' : ''}`;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 
 
-// One workload under --cpu-prof, sampled by v8walk in one window per configuration.
-async function oracleRun(w, configs, dir) {
-  const total = WARM_S + configs.length * (WINDOW_S + 6) + 10; // ended by SIGTERM after the last window
+// A node binary: a path, or a version scripts/fetch-node.sh fetches (cached).
+function nodeBinary(spec) {
+  if (spec.includes('/')) return spec;
+  return execFileSync(path.join(ROOT, 'scripts', 'fetch-node.sh'), [spec], { encoding: 'utf8' }).trim();
+}
+
+// One window: v8walk with configuration c on pid, its .cpuprofile read back (or why not).
+async function sampleWindow(w, c, pid, dir) {
+  const ours = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}${c.idle ? '-idle' : ''}.v8walk.cpuprofile`);
+  const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(pid), '--rate', String(c.hz), '--duration', String(WINDOW_S),
+    '--no-source-maps', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', ours],
+    { timeoutMs: (WINDOW_S + 30) * 1000 });
+  if (r.timedOut) {
+    process.stderr.write(`oracle: ${w.name}: v8walk ${label(c)} still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
+    return { ...c, overran: true, summary: r.err.trim().split('\n').pop() };
+  }
+  if (r.code !== 0) throw new Error(`v8walk ${label(c)} exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
+  const profile = JSON.parse(fs.readFileSync(ours, 'utf8'));
+  return { ...c, profile, startUs: profile.startTime, endUs: profile.endTime, summary: r.err.trim().split('\n').pop() };
+}
+
+// One workload under --cpu-prof, sampled by v8walk in one window per slot (the configurations of
+// a slot, one per sampler, sample it at once).
+async function oracleRun(w, node, slots, dir) {
+  const total = WARM_S + slots.length * (WINDOW_S + 6) + 10; // ended by SIGTERM after the last window
   const gcClock = path.join(dir, 'gc-clock.json');
   const args = ['-r', GC_CLOCK, '--cpu-prof', `--cpu-prof-dir=${dir}`, w.script];
   if (w.kind !== 'server') args.push(String(total));
-  const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, V8WALK_GC_CLOCK: gcClock } });
+  const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, V8WALK_GC_CLOCK: gcClock } });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   let loadDone = Promise.resolve();
   if (w.kind === 'server') {
     const { load } = require('./real/lib/load');
     const rl = readline.createInterface({ input: child.stdout });
     const port = await new Promise((resolve) => rl.once('line', (l) => resolve(JSON.parse(l).listening)));
-    loadDone = load(port, total);
+    loadDone = load(port, total, w.routes);
   } else {
     child.stdout.resume();
   }
   await sleep(WARM_S * 1000);
   const windows = [];
-  for (const c of configs) {
-    const ours = path.join(dir, `${c.tool}-${c.hz}-${c.v8self ? 'self' : 'inl'}${c.idle ? '-idle' : ''}.v8walk.cpuprofile`);
-    const r = await run(V8WALK, ['--mode', c.tool, '--pid', String(child.pid), '--rate', String(c.hz), '--duration', String(WINDOW_S),
-      '--no-source-maps', ...(c.v8self ? ['--v8-self'] : []), ...(c.idle ? ['--idle'] : []), '-o', ours],
-      { timeoutMs: (WINDOW_S + 30) * 1000 });
-    if (r.timedOut) {
-      process.stderr.write(`oracle: ${w.name}: v8walk ${c.tool} ${c.hz} Hz still ran 30 s after its ${WINDOW_S} s duration; stopped, window left out\n`);
-      windows.push({ ...c, overran: true, summary: r.err.trim().split('\n').pop() });
-      continue;
-    }
-    if (r.code !== 0) throw new Error(`v8walk ${c.tool} ${c.hz} Hz exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
-    const profile = JSON.parse(fs.readFileSync(ours, 'utf8'));
-    windows.push({ ...c, profile, startUs: profile.startTime, endUs: profile.endTime, summary: r.err.trim().split('\n').pop() });
+  for (const slot of slots) {
+    windows.push(...await Promise.all(slot.map((c) => sampleWindow(w, c, child.pid, dir))));
     await sleep(1000);
   }
   child.kill('SIGTERM'); // both the harness and the server exit cleanly on it (--cpu-prof then writes)
@@ -104,50 +124,80 @@ async function oracleRun(w, configs, dir) {
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
+// The summary: per workload, a column per Node line and sampler, the ratio with --v8-self and
+// v8walk's default ("self / default"; one of them when only one was run).
+function summary(results) {
+  const cols = [];
+  for (const r of results) if (!r.overran && !cols.some((c) => c.node === r.node && c.tool === r.tool && c.hz === r.hz)) cols.push({ node: r.node, tool: r.tool, hz: r.hz });
+  const head = (c) => `${c.node} ${c.tool}${RATES.length > 1 ? ` ${c.hz}` : ''}`;
+  const cell = (w, c) => {
+    const pick = (self) => results.find((r) => r.workload === w && r.node === c.node && r.tool === c.tool && r.hz === c.hz && r.v8self === self && !r.idle && !r.overran);
+    const a = pick(true), b = pick(false);
+    return [a, b].filter(Boolean).map((r) => r.ratio.toFixed(2)).join(' / ') || '—';
+  };
+  console.log(`\nratio to perfect@n, ${V8_SELF.map((v) => (v ? '--v8-self' : 'default')).join(' / ')}:`);
+  console.log('workload'.padEnd(11) + cols.map((c) => head(c).padStart(22)).join(''));
+  for (const w of [...new Set(results.map((r) => r.workload))]) console.log(w.padEnd(11) + cols.map((c) => cell(w, c).padStart(22)).join(''));
+}
+
 async function main() {
   const workloads = chosen(process.argv);
-  const configs = [];
-  for (const tool of SAMPLERS) for (const hz of RATES) for (const v8self of V8_SELF) for (const idle of IDLE) if (!idle || tool === 'ptrace') configs.push({ tool, hz, v8self, idle });
-  const version = execFileSync(NODE, ['--version']).toString().trim();
-  console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
-    `(${configs.map(label).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
-  console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'both'.padStart(6)}${'by time'.padStart(8)}${'GC: v8walk'.padStart(11)}${'V8'.padStart(6)}${'clock'.padStart(7)}${'clk ratio'.padStart(10)}${'both'.padStart(6)}${'V8 native'.padStart(10)}  worst functions, GC by the clock (v8walk vs V8)`);
+  // a slot per rate and attribution: its samplers sample the window at once
+  const slots = [];
+  for (const hz of RATES) for (const v8self of V8_SELF) for (const idle of IDLE) {
+    const slot = SAMPLERS.filter((tool) => !idle || tool === 'ptrace').map((tool) => ({ tool, hz, v8self, idle }));
+    if (slot.length) slots.push(slot);
+  }
+  const started = Date.now();
   const results = [];
-  for (const w of workloads) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
-    try {
-      const r = await oracleRun(w, configs, dir);
-      for (const win of r.windows) {
-        if (win.overran) {
-          console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
-          results.push({ workload: w.name, tool: win.tool, hz: win.hz, overran: true, v8walkSummary: win.summary });
-          continue;
+  const versions = [];
+  for (const spec of NODE_LINES) {
+    const node = nodeBinary(spec);
+    const version = execFileSync(node, ['--version']).toString().trim();
+    versions.push(version);
+    console.log(`same-run oracle: node ${version}, V8's --cpu-prof against v8walk on the same process, ${WINDOW_S} s windows ` +
+      `(${slots.map((sl) => sl.map(label).join(' + ')).join(', ')}); ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)} at start`);
+    console.log(`${'workload'.padEnd(10)}${'sampler'.padEnd(14)}${'v8walk n'.padStart(9)}${'V8 n'.padStart(8)}${'overlap'.padStart(9)}${'perfect@n'.padStart(11)}${'ratio'.padStart(7)}${'both'.padStart(6)}${'by time'.padStart(8)}${'GC: v8walk'.padStart(11)}${'V8'.padStart(6)}${'clock'.padStart(7)}${'clk ratio'.padStart(10)}${'both'.padStart(6)}${'V8 native'.padStart(10)}  worst functions, GC by the clock (v8walk vs V8)`);
+    for (const w of workloads) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), `v8walk-oracle-${w.name}-`));
+      try {
+        const r = await oracleRun(w, node, slots, dir);
+        for (const win of r.windows) {
+          if (win.overran) {
+            console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}  — v8walk did not end within 30 s of its --duration (stopped; no profile)`);
+            results.push({ node: version, workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, overran: true, v8walkSummary: win.summary });
+            continue;
+          }
+          const v8 = profileShares(r.profile, win.startUs, win.endUs);
+          const ours = profileShares(win.profile);
+          const cmp = compareProfiles(ours, v8);
+          // against V8's self time instead (its samples weighted by the time to the next): wall
+          // time, GC included where V8's sampler thread starved (bench/oracle_compare.js)
+          const v8ByTime = profileShares(r.profile, win.startUs, win.endUs, { byTime: true });
+          const byTime = compareProfiles(ours, v8ByTime);
+          // against V8's profile with its GC bucket from the process's own clock of its
+          // collections (bench/real/lib/gc_clock.js), as a share of the window's busy time (V8's
+          // (idle) left out)
+          const busyUs = (win.endUs - win.startUs) * (v8ByTime.n + v8ByTime.leftOut ? v8ByTime.n / (v8ByTime.n + v8ByTime.leftOut) : 1);
+          const gc = { ours: shareOf(ours, GC), v8: shareOf(v8, GC), clock: busyUs > 0 ? Math.min(1, gcClockUs(r.gcs, win.startUs, win.endUs) / busyUs) : 0 };
+          const byClock = compareProfiles(ours, withGcShare(v8, gc.clock));
+          const worst = byClock.functions.filter((f) => f.key !== GC).slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
+          console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.samples).padStart(9)}${String(v8.samples).padStart(8)}` +
+            `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${cmp.ratioBoth.toFixed(2).padStart(6)}${byTime.ratio.toFixed(2).padStart(8)}` +
+            `${pct(gc.ours).padStart(11)}${pct(gc.v8).padStart(6)}${pct(gc.clock).padStart(7)}${byClock.ratio.toFixed(2).padStart(10)}${byClock.ratioBoth.toFixed(2).padStart(6)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
+          results.push({ node: version, workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
+            v8walkSamples: ours.samples, v8Samples: v8.samples, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio,
+            perfectBoth: cmp.perfectBoth, ratioBoth: cmp.ratioBoth,
+            ratioByV8Time: byTime.ratio, gcShares: gc, ratioGcClock: byClock.ratio, ratioBothGcClock: byClock.ratioBoth, functions: cmp.functions.slice(0, 40) });
         }
-        const v8 = profileShares(r.profile, win.startUs, win.endUs);
-        const ours = profileShares(win.profile);
-        const cmp = compareProfiles(ours, v8);
-        // against V8's self time instead (its samples weighted by the time to the next): wall time,
-        // GC included where V8's sampler thread starved (bench/oracle_compare.js)
-        const v8ByTime = profileShares(r.profile, win.startUs, win.endUs, { byTime: true });
-        const byTime = compareProfiles(ours, v8ByTime);
-        // against V8's profile with its GC bucket from the process's own clock of its collections
-        // (bench/real/lib/gc_clock.js), as a share of the window's busy time (V8's (idle) left out)
-        const busyUs = (win.endUs - win.startUs) * (v8ByTime.n + v8ByTime.leftOut ? v8ByTime.n / (v8ByTime.n + v8ByTime.leftOut) : 1);
-        const gc = { ours: shareOf(ours, GC), v8: shareOf(v8, GC), clock: busyUs > 0 ? Math.min(1, gcClockUs(r.gcs, win.startUs, win.endUs) / busyUs) : 0 };
-        const byClock = compareProfiles(ours, withGcShare(v8, gc.clock));
-        const worst = byClock.functions.filter((f) => f.key !== GC).slice(0, 3).map((f) => `${f.name} ${pct(f.ours)} vs ${pct(f.v8)}`).join('; ');
-        console.log(`${w.name.padEnd(10)}${label(win).padEnd(14)}${String(ours.samples).padStart(9)}${String(v8.samples).padStart(8)}` +
-          `${cmp.overlap.toFixed(3).padStart(9)}${cmp.perfect.toFixed(3).padStart(11)}${cmp.ratio.toFixed(2).padStart(7)}${cmp.ratioBoth.toFixed(2).padStart(6)}${byTime.ratio.toFixed(2).padStart(8)}` +
-          `${pct(gc.ours).padStart(11)}${pct(gc.v8).padStart(6)}${pct(gc.clock).padStart(7)}${byClock.ratio.toFixed(2).padStart(10)}${byClock.ratioBoth.toFixed(2).padStart(6)}${pct(v8.nativeShare).padStart(10)}  ${worst}`);
-        results.push({ workload: w.name, tool: win.tool, hz: win.hz, v8self: win.v8self, idle: win.idle, windowUs: [win.startUs, win.endUs], v8walkSummary: win.summary,
-          v8walkSamples: ours.samples, v8Samples: v8.samples, v8NativeShare: v8.nativeShare, overlap: cmp.overlap, perfect: cmp.perfect, ratio: cmp.ratio,
-          perfectBoth: cmp.perfectBoth, ratioBoth: cmp.ratioBoth,
-          ratioByV8Time: byTime.ratio, gcShares: gc, ratioGcClock: byClock.ratio, ratioBothGcClock: byClock.ratioBoth, functions: cmp.functions.slice(0, 40) });
+      } finally {
+        if (KEEP) fs.cpSync(dir, path.join(KEEP, version, w.name), { recursive: true });
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   }
+  summary(results);
+  console.log(`\n${workloads.length} workloads on ${versions.join(', ')} in ${((Date.now() - started) / 60000).toFixed(1)} min; load ${os.loadavg()[0].toFixed(2)} at the end`);
   console.log('\noverlap: Σ min of the two self-time shares per function (script + the line and column V8 gives it); perfect@n: what a perfect ' +
     'sampler taking v8walk\'s number of samples scores against V8\'s distribution; ratio = overlap ÷ perfect@n (1: as close to V8 as the sample count allows). ' +
     'both: overlap ÷ what a perfect sampler of n scores against a perfect profiler of V8\'s m samples (V8\'s profile is a finite draw too; ' +
@@ -161,7 +211,7 @@ async function main() {
     'against V8\'s profile with its GC share replaced by the clock\'s (V8\'s other functions scaled to the rest). ' +
     'V8 native: the share of V8\'s samples in builtins and native callbacks, charged here to their JS caller on both sides.');
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
-  fs.writeFileSync(OUT, JSON.stringify({ node: version, windowS: WINDOW_S, results }, null, 1));
+  fs.writeFileSync(OUT, JSON.stringify({ nodes: versions, windowS: WINDOW_S, results }, null, 1));
   console.log(`written: ${path.relative(process.cwd(), OUT)}`);
 }
 

@@ -27,7 +27,16 @@ const PROGRAM = '(program)';
 const GC = '(garbage collector)';
 const IDLE = '(idle)';
 const LEFT_OUT = new Set([IDLE, '(root)']);
+// the nodes of no function (a C++ name may begin with a parenthesis too: "(anonymous namespace)::…")
+const PSEUDO = new Set([PROGRAM, GC, IDLE, '(root)']);
 
+// Code compiled by eval or new Function: V8 gives it no url (its script has no name) but a script
+// id, a line and a column; v8walk names where it was evaluated, as Error.stack does ("eval at
+// createFunctionContext (…/javascript-compiler.js:260:23), <anonymous>"). Both are known by the
+// line and column in the evaluated source (every evaluated script is one bucket: their ids are
+// each side's own).
+const EVAL = '(eval)';
+const isEval = (cf) => (cf.url ? cf.url.startsWith('eval at ') : cf.scriptId !== undefined && String(cf.scriptId) !== '0' && cf.lineNumber >= 0);
 const script = (url) => url.replace(/^file:\/\//, '');
 // a JS function's identity from its callFrame
 const profileKey = (cf) => `${script(cf.url)}:${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
@@ -43,11 +52,9 @@ function sampleSpanUs(profile) {
   return first === undefined ? [profile.startTime, profile.endTime] : [first, t];
 }
 
-// {n, samples, counts: Map key → weight, names: Map key → display name, nativeShare} of a
-// .cpuprofile's samples in [startUs, endUs] (its startTime + timeDeltas: CLOCK_MONOTONIC µs on both
-// sides). Each sample weighs 1 (n = samples), or with byTime the µs until the profile's next sample
-// (the last one: until its endTime; n = their sum).
-function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime = false } = {}) {
+// The key each node of a .cpuprofile is charged to (Map node id → key), the nodes charged
+// through a node without a url (a Set), and each key's display name (Map key → name).
+function chargedNodes(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
   for (const node of profile.nodes) for (const c of node.children || []) parent.set(c, node.id);
@@ -55,8 +62,9 @@ function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime 
   const native = new Set();
   const names = new Map();
   const ownKey = (cf) => {
-    if (cf.functionName.startsWith('(') && !cf.url) return cf.functionName; // (program), (garbage collector), (idle), (root)
+    if (PSEUDO.has(cf.functionName) && !cf.url) return cf.functionName;
     if (!cf.url && (cf.functionName.startsWith('RegExp: ') || cf.functionName === '<IrregexpFrame>')) return REGEXP;
+    if (isEval(cf)) return `${EVAL}:${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
     if (!cf.url) return null; // a builtin or native callback: charged to its caller
     return profileKey(cf);
   };
@@ -79,6 +87,18 @@ function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime 
     keyOf.set(node.id, key);
     if (!names.has(key)) names.set(key, key === PROGRAM ? PROGRAM : byId.get(id).callFrame.functionName || '(anonymous)');
   }
+  return { keyOf, native, names };
+}
+
+// The key each node of a .cpuprofile is charged to: Map node id → key.
+const chargedKeys = (profile) => chargedNodes(profile).keyOf;
+
+// {n, samples, counts: Map key → weight, names: Map key → display name, nativeShare} of a
+// .cpuprofile's samples in [startUs, endUs] (its startTime + timeDeltas: CLOCK_MONOTONIC µs on both
+// sides). Each sample weighs 1 (n = samples), or with byTime the µs until the profile's next sample
+// (the last one: until its endTime; n = their sum).
+function profileShares(profile, startUs = -Infinity, endUs = Infinity, { byTime = false } = {}) {
+  const { keyOf, native, names } = chargedNodes(profile);
   const counts = new Map();
   let n = 0, samples = 0, nativeWeight = 0, leftOut = 0, t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -209,4 +229,4 @@ function compareProfiles(ours, v8) {
     ratioBoth: both ? overlap / both : 0, functions };
 }
 
-module.exports = { profileShares, sampleSpanUs, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, shareOf, GC };
+module.exports = { profileShares, chargedKeys, sampleSpanUs, profileKey, compareProfiles, perfectAt, perfectBoth, gcClockUs, withGcShare, shareOf, GC };

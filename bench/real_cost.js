@@ -149,7 +149,7 @@ async function startServerTarget(w) {
     rl.once('line', (l) => resolve(JSON.parse(l).listening));
     child.on('exit', (c) => reject(new Error(`${w.name} exited (${c}) before it listened`)));
   });
-  return { pid: child.pid, load: (s) => load(port, s), finish: async () => {}, stop: () => child.kill('SIGTERM'), kind: 'server' };
+  return { pid: child.pid, load: (s) => load(port, s, w.routes), finish: async () => {}, stop: () => child.kill('SIGTERM'), kind: 'server' };
 }
 
 function profilerArgs(config, pid, seconds) {

@@ -79,6 +79,13 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	unsigned long weight = 1;
 	if (rec->flags & V8W_F_WAITED) {
 		weight = rec->weight < 1 ? 1 : rec->weight > V8W_MAX_WEIGHT ? V8W_MAX_WEIGHT : rec->weight;
+		/* --v8-self: one sample for a wait for a CPU, as V8's pending SIGPROF takes one when
+		 * the thread runs again (ptrace/sampler.c deliver_queue); and for a sleep in a
+		 * collection: V8's signal wakes the thread, but its handler runs only once the thread
+		 * has a CPU, which the collector's helper threads hold until they are done, when the
+		 * sleep ends (ptrace's stop of a sleeping thread waits the same way) */
+		if (p->sw.v8_self)
+			weight = 1;
 		if (slept)
 			r->gc_slept += weight;
 		else

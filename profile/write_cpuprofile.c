@@ -104,7 +104,7 @@ static const char *pseudo_of(const struct profile *p, uint32_t pn)
 	for (uint32_t k = pn; k && pnode_is_frame(&p->nodes[k]); k = p->nodes[k].parent) {
 		const struct frame *f = &p->frames[p->nodes[k].frame];
 		js |= frame_is_js(f);
-		gc |= frame_is_gc_entry(p->strings, f);
+		gc |= p->meta.v8_self ? frame_in_gc_state(p->strings, f) : frame_is_gc_entry(p->strings, f);
 		if (k == pn)
 			idle = name_has(p, f, "epoll_wait") || name_has(p, f, "epoll_pwait");
 	}

@@ -390,7 +390,10 @@ static void deliver_queue(struct sampler *s)
 			free(c->frames);
 			continue;
 		}
-		unsigned long w = c->ticks;
+		/* --v8-self: V8's SIGPROF to a thread that waits for a CPU stays pending (signals do
+		 * not queue) and its handler takes one sample when the thread runs again, where it
+		 * was preempted: a late stop is one sample, as V8's pending signal is */
+		unsigned long w = s->sw->v8_self ? 1 : c->ticks;
 		s->st.gc_slept += asleep ? w : 0;
 		s->st.late += w - 1;
 		s->st.samples += w;

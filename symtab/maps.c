@@ -54,7 +54,9 @@ static bool parse_line(const char *line, struct mapping *e, char *pathbuf, size_
 	uint64_t start, end, pgoff, inode;
 	unsigned dmaj, dmin;
 	int consumed = 0;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end,
+	/* (no space after the inode: a space in a scanf format matches newlines too, and would take
+	 * the next line for the path of a mapping that has none) */
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n", &start, &end,
 		   perms, &pgoff, &dmaj, &dmin, &inode, &consumed) < 7)
 		return false;
 	memset(e, 0, sizeof(*e));
@@ -70,7 +72,7 @@ static bool parse_line(const char *line, struct mapping *e, char *pathbuf, size_
 	if ((size_t)consumed > strcspn(line, "\n"))
 		return true;
 	const char *p = line + consumed;
-	while (*p == ' ')
+	while (*p == ' ' || *p == '\t')
 		p++;
 	size_t len = strcspn(p, "\n");
 	if (len == 0)

@@ -12,6 +12,13 @@
 /* Is f (a named native frame) the collector's entry? */
 bool frame_is_gc_entry(const struct intern *strings, const struct frame *f);
 
+/* Is f (a named native frame) one of the scopes in which V8's VM state is GC: the collector's
+ * entry, or a function that marks or sweeps on the collector's behalf outside a collection (an
+ * incremental-marking step on allocation, the marking and young-generation tasks; gc_frames.c
+ * names them)? V8's profiler charges every sample taken in that state to (garbage collector)
+ * (tick-sample.cc GetStackSample; symbolizer.cc EntryForVMState): --v8-self does. */
+bool frame_in_gc_state(const struct intern *strings, const struct frame *f);
+
 /* Is any of the n frames the collector's entry? */
 bool frames_in_gc(const struct intern *strings, const struct frame *frames, int n);
 

@@ -16,6 +16,7 @@
 #include "prefetch.h"
 #include "unwind_arch.h"
 #include "raw_class.h"
+#include "v8_self.h"
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,
 		    struct intern *strings, bool native_params)
@@ -344,6 +345,26 @@ static bool emit_builtin_above_sp(struct stackwalk *sw, struct memsrc *mem, cons
 	return false;
 }
 
+/* --v8-self: does V8's profiler charge the JavaScript frame at fp of a raw frame whose pc is in a
+ * builtin? Its iterator (frames.cc) takes a frame that returns into a builtin for an interpreted
+ * frame only when the builtin is one of the interpreter's entries (v8self_interpreter_entry);
+ * any other such frame is charged to the code at its pc, a builtin, which --cpu-prof's code map
+ * does not hold: the function is left out (a bytecode handler or a builtin that ran on the
+ * frame and called on). At the top the iterator starts at the caller of the frame at fp, unless
+ * the pc is in a bytecode handler without a frame of its own and the word at sp is a return
+ * address into an interpreter entry (IsNoFrameBytecodeHandlerPc): a handler that pushed
+ * anything, or any other builtin, loses the frame it runs on. */
+static bool v8_charges_frame_at_fp(struct stackwalk *sw, const struct v8_heap *h, const struct raw_frame *rf,
+				   bool top, const struct pc_info *pi)
+{
+	uint64_t ret = rf->pc;
+	if (top && (!pi->bytecode_handler || !mem_read_u64(h->mem, rf->sp, &ret)))
+		return false;
+	struct pc_info at;
+	v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, ret, &at);
+	return at.cls == PC_BUILTIN && v8self_interpreter_entry(at.builtin, &sw->rt->version);
+}
+
 /* One raw frame in V8 code (JIT, builtins) or unmapped code reached by the frame-pointer chain. */
 static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struct raw_frame *rf,
 		      bool top, const struct regset *regs, const struct pc_info *pi,
@@ -370,11 +391,9 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 		}
 	}
 	bool frameless = frameless_builtin || frameless_code;
-	if (vf.kind == VF_JS && sw->v8_self && top && is_builtin && !pi->bytecode_handler) {
-		/* --v8-self: V8's SafeStackFrameIterator (src/execution/frames.cc) starts at the caller
-		 * of the frame at fp, so the JS frame a frameless builtin runs on is not in V8's sample
-		 * (only a bytecode handler's interpreted frame is kept): the builtin's caller's caller
-		 * is charged. */
+	if (vf.kind == VF_JS && sw->v8_self && is_builtin && !v8_charges_frame_at_fp(sw, h, rf, top, pi)) {
+		/* --v8-self: the JS frame a builtin runs on (or returns into) is not in V8's sample:
+		 * the builtin's caller's caller is charged */
 		emit_builtin(sw, pi, rf->pc, out, n, max);
 		return;
 	}
@@ -587,6 +606,38 @@ static int drop_inlined(struct frame *f, int from, int to)
 	return k;
 }
 
+/* Frames out[from, to) less the JavaScript ones; returns the new end. */
+static int drop_js(struct frame *f, int from, int to)
+{
+	int k = from;
+	for (int i = from; i < to; i++)
+		if (f[i].kind != FK_JS && f[i].kind != FK_JS_INLINED && f[i].kind != FK_JS_ASYNC)
+			f[k++] = f[i];
+	return k;
+}
+
+/* --v8-self: does V8 discard this sample (TickSample::GetStackSample, IsNoFrameRegion: the
+ * first exact pc, in V8's code range — JIT code or the builtins' copy remapped into it — is where
+ * a frame is set up or torn down) and charge it to "(program)"? */
+static bool v8_discards(struct stackwalk *sw, struct memsrc *mem, int nraw)
+{
+	for (int i = 0; i < nraw; i++) {
+		const struct raw_frame *rf = &sw->raw[i];
+		if (rf->how != FRAME_TOP && rf->how != FRAME_SIGNAL_RESUME)
+			continue;
+		struct pc_info pi;
+		v8_classify_pc_cached(sw->rt, sw->as, &sw->classes, rf->pc, &pi);
+		uint64_t primary;
+		bool remapped = pi.cls == PC_BUILTIN && pi.mod && module_runtime_addr(pi.mod, pi.vaddr, &primary) &&
+				primary != rf->pc;
+		if (pi.cls == PC_JIT || remapped)
+			return v8self_no_frame_region(mem, rf->pc);
+		if (pi.cls != PC_NATIVE)
+			return false;
+	}
+	return false;
+}
+
 /* Raw frame i into out[*n…]: a native frame, a JS activation from the memo, or a decoded one. */
 static void decode_frame(struct stackwalk *sw, const struct v8_heap *h, struct memsrc *mem,
 			 const struct regset *regs, int i, bool pc_uninlined, bool *seen_js,
@@ -663,8 +714,11 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	}
 	sw->out_at[ndecoded] = n;
 	sw->read_live_outside = late_reads(sw) - live_at_start != live_in_frames;
+	/* a sample V8 would keep no JavaScript frame of keeps no await chain either */
+	if (sw->v8_self && sw->rt && v8_discards(sw, mem, nraw))
+		n = drop_js(out, 0, n);
 	/* (the chain's reads are checked by reading them again: async_frames_check) */
-	if (sw->async.on && sw->rt)
+	else if (sw->async.on && sw->rt)
 		splice_async(sw, &h, out, &n, max, ndecoded);
 	if (st->end != UNWIND_COMPLETE && n < max) {
 		struct frame *f = push(out, &n, max, FK_TRUNCATED, 0);

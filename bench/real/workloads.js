@@ -21,7 +21,17 @@ const WORKLOADS = [
   { name: 'prettier', file: 'prettier.mjs', kind: 'loop', quick: false, covers: 'ES modules: prettier 3 formatting minified code' },
   { name: 'markdown', file: 'markdown.mjs', kind: 'loop', quick: false, covers: 'ES modules: markdown-it rendering' },
   { name: 'async', file: 'async.mjs', kind: 'loop', quick: false, covers: 'async functions and generators resumed from microtasks' },
-  { name: 'express', file: 'express-server.js', kind: 'server', quick: true, covers: 'a server under loopback load (autocannon)' },
+  { name: 'express', file: 'express-server.js', kind: 'server', quick: true, covers: 'a server under loopback load (autocannon)',
+    routes: ['/page/3', '/api/items?n=120', '/search?q=frame', '/page/11', '/api/items?n=40'] },
+  { name: 'webpack', file: 'webpack.js', kind: 'loop', quick: false, covers: 'a bundler: webpack 5 bundling 48 generated modules and four packages' },
+  { name: 'handlebars', file: 'handlebars.js', kind: 'loop', quick: false, covers: 'a template engine: Handlebars compiling and rendering pages' },
+  { name: 'postcss', file: 'postcss.js', kind: 'loop', quick: false, covers: "a CSS processor: PostCSS + Autoprefixer on Bootstrap's stylesheet" },
+  { name: 'highlight', file: 'highlight.js', kind: 'loop', quick: false, covers: 'regular expressions: highlight.js highlighting and guessing languages' },
+  { name: 'json', file: 'json.js', kind: 'loop', quick: false, covers: "JSON: parse, Ajv's validator, transform and stringify of a 4 MB document" },
+  { name: 'lunr', file: 'lunr.js', kind: 'loop', quick: false, covers: 'an in-memory search index: lunr building, loading and querying' },
+  { name: 'pack', file: 'pack.js', kind: 'loop', quick: false, covers: "zlib and crypto: node-tar's gzipped tarball of four packages, ssri's integrity, the listing" },
+  { name: 'koa', file: 'koa-server.js', kind: 'server', quick: false, covers: 'an async server: Koa middleware and handlers awaiting many small promises',
+    routes: ['/user/7', '/feed/42', '/top?n=25', '/user/311', '/feed/5'] },
 ].map((w) => ({ ...w, script: path.join(dir, w.file) }));
 
 // The workloads a benchmark runs: `--workloads a,b` in ARGV, else the quick set under --quick, else all.

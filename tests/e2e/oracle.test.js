@@ -5,7 +5,8 @@
 // main thread are compared over the same window (bench/oracle_compare.js: identity = script + the
 // line and column V8 gives the function). The ratio to what a perfect sampler with v8walk's
 // number of samples would score must stay above a floor that holds on a loaded machine; the full
-// measurement (five workloads, both rates) is `make bench`'s bench/oracle.js.
+// measurement (seventeen programs, Node 20 and 24, with and without --v8-self) is `make bench`'s
+// bench/oracle.js.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');

@@ -1,5 +1,6 @@
-// load.js — loopback load for the Express workload: autocannon against 127.0.0.1:PORT for SECONDS,
-// over a fixed mix of the server's routes, returning requests/s and latency percentiles (ms).
+// load.js — loopback load for the server workloads: autocannon against 127.0.0.1:PORT for SECONDS,
+// over a fixed mix of the server's routes (its entry's `routes` in workloads.js), returning
+// requests/s and latency percentiles (ms).
 // The percentiles are of every 2xx response's own time (autocannon's 'response' event, µs
 // resolution), not autocannon's summary: that histogram holds whole milliseconds, and a p99 of
 // 7-10 ms rounded to the millisecond moves a profiled ÷ unprofiled ratio in steps of 10-14 %.
@@ -7,14 +8,12 @@
 const autocannon = require('autocannon');
 const { quantileSorted } = require('./stats');
 
-const ROUTES = ['/page/3', '/api/items?n=120', '/search?q=frame', '/page/11', '/api/items?n=40'];
-
-function load(port, seconds, connections = 8) {
+function load(port, seconds, routes, connections = 8) {
   return new Promise((resolve, reject) => {
     const times = [];
     const instance = autocannon({
       url: `http://127.0.0.1:${port}`, connections, duration: seconds,
-      requests: ROUTES.map((p) => ({ method: 'GET', path: p })),
+      requests: routes.map((p) => ({ method: 'GET', path: p })),
     }, (err, r) => {
       if (err) return reject(err);
       const v = Float64Array.from(times).sort();

@@ -1,0 +1,81 @@
+// native_agreement.js — the comparison of tests/e2e/native_frames.test.js: v8walk's native frames
+// against libunwind-ptrace's, both taken at one stop of one thread (build/libunwind-compare, one
+// JSON line per stop). Two runs of native frames are compared, pc by pc and name by name:
+//   top:    from the innermost frame to the first frame in V8's code (JIT code or a builtin), and
+//           that frame's pc (the return address into V8's code, which the last native frame's CFI
+//           gives);
+//   bottom: from the outermost V8 frame (the entry frame, where JavaScript was entered from C++) to
+//           the end of the stack (_start, or the thread's start routine);
+// a stack with no V8 frame (a worker thread, a main thread before or between JavaScript) is one
+// run, compared whole. libunwind steps through V8's frames by the frame-pointer chain, so its
+// bottom run is found the same way v8walk's is: the frames after its last frame in V8's code.
+// A name may differ for one reason that is libunwind's: for a pc in no symbol's extent (a static
+// function of a stripped library, e.g. libc's __libc_start_call_main) libunwind gives the nearest
+// symbol before the pc, which does not hold it; v8walk says "[unknown] (module+0xOFF)". Such a
+// frame counts as agreeing when the symbol libunwind named ends before the pc (symbolSize: the
+// symbol's size in the file's symbol tables).
+'use strict';
+
+const isNative = (kind, name) => kind === 'native' || (kind === 'unknown' && !name.includes('JIT code'));
+
+// v8walk's native runs of one stop: {whole, top, firstV8, lastV8, bottom} (frames [pc, kind, name]);
+// a stack without V8 frames is one run (whole, in top).
+function runs(stop) {
+  const ours = stop.v8walk.filter((f) => f[1] !== 'truncated');
+  const firstV8 = ours.findIndex((f) => !isNative(f[1], f[2]));
+  if (firstV8 < 0) return { whole: true, top: ours, bottom: [] };
+  let lastV8 = ours.length - 1;
+  while (isNative(ours[lastV8][1], ours[lastV8][2])) lastV8--;
+  return { whole: false, top: ours.slice(0, firstV8), firstV8: ours[firstV8], lastV8: ours[lastV8], bottom: ours.slice(lastV8 + 1) };
+}
+
+// Does v8walk's frame f name what libunwind's frame g names (the same pc)? 'yes', 'no', or
+// 'libunwind' when libunwind's symbol does not hold the pc (syms.size: its size in the file's
+// symbol tables; libunwind's offset is the pc's from its start) and v8walk's name is the symbol
+// that does (syms.at: from the file's tables and its detached debug symbols; any of its
+// aliases), or "[unknown]" where none does.
+function sameName(f, g, syms) {
+  if (f[2] === g[1]) return 'yes';
+  if (!g[2] || !g[4]) return 'no';
+  const size = syms.size(g[4], g[2]);
+  if (size === null || g[3] < size) return 'no';
+  const holders = syms.at(g[4], g[2], g[3]) || [];
+  return (holders.length === 0 && f[2].startsWith('[unknown]')) || holders.includes(f[2]) ? 'libunwind' : 'no';
+}
+
+// Compare one stop: {frames, agree, libunwinds, disagreements: [text]}. Frames are paired by
+// position: the top run from the innermost frame, the bottom run from the outermost, and the
+// frame past each run (the first V8 frame; the outermost V8 frame) by its pc, which libunwind
+// found through the same native frames.
+function compareStop(stop, syms) {
+  const r = runs(stop);
+  const theirs = stop.libunwind;
+  const out = { frames: 0, agree: 0, libunwinds: 0, disagreements: [] };
+  const hex = (x) => `0x${x.toString(16)}`;
+  const pair = (where, f, g) => {
+    out.frames++;
+    if (!g) { out.disagreements.push(`${where}: libunwind has no frame for v8walk's ${f[2]} at ${hex(f[0])}`); return; }
+    if (f[0] !== g[0]) { out.disagreements.push(`${where}: pc ${hex(f[0])} (${f[2]}) against libunwind's ${hex(g[0])} (${g[1] || '?'})`); return; }
+    const s = sameName(f, g, syms);
+    if (s === 'no') { out.disagreements.push(`${where}: at ${hex(f[0])} v8walk names ${f[2]}, libunwind ${g[1] || '(nothing)'}+${g[3]}`); return; }
+    if (s === 'libunwind') out.libunwinds++;
+    out.agree++;
+  };
+  const pcOnly = (where, f, g) => {
+    out.frames++;
+    if (g && g[0] === f[0]) out.agree++;
+    else out.disagreements.push(`${where}: v8walk's ${f[2]} at ${hex(f[0])}, libunwind's frame there ${g ? `at ${hex(g[0])}` : 'missing'}`);
+  };
+  r.top.forEach((f, i) => pair(r.whole ? 'stack' : 'top', f, theirs[i]));
+  if (r.whole) {
+    if (theirs.length > r.top.length) out.disagreements.push(`stack: libunwind has ${theirs.length - r.top.length} frames more (${theirs.slice(r.top.length).map((g) => g[1] || hex(g[0])).join(' < ')})`);
+    return out;
+  }
+  pcOnly('the first V8 frame', r.firstV8, theirs[r.top.length]);
+  const base = theirs.length - r.bottom.length;
+  r.bottom.forEach((f, i) => pair('bottom', f, base + i >= 0 ? theirs[base + i] : null));
+  pcOnly('the outermost V8 frame', r.lastV8, base - 1 >= 0 ? theirs[base - 1] : null);
+  return out;
+}
+
+module.exports = { compareStop, runs };

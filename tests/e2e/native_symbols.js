@@ -1,0 +1,86 @@
+// native_symbols.js — the symbols of an ELF file as binutils' nm lists them (its symbol table, its
+// dynamic symbol table, and the detached debug symbols /usr/lib/debug/.build-id/xx/….debug that
+// Debian's -dbg packages install for it), for tests/e2e/native_agreement.js to settle a name that
+// v8walk and libunwind give differently: which symbol holds a pc, and how large a symbol is.
+// Names are demangled as v8walk shows them (no parameter lists).
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+
+// "ns::f(int) const" → "ns::f"; "f() [clone .cold]" → "f [clone .cold]"
+function withoutParams(name) {
+  const clone = / \[clone [^\]]*\]$/.exec(name);
+  let s = clone ? name.slice(0, clone.index) : name;
+  s = s.replace(/ const$/, '');
+  if (!s.endsWith(')')) return name;
+  let depth = 0;
+  for (let i = s.length - 1; i >= 0; i--) {
+    if (s[i] === ')') depth++;
+    else if (s[i] === '(' && --depth === 0) return s.slice(0, i) + (clone ? clone[0] : '');
+  }
+  return name;
+}
+
+// [{addr, size, name (mangled), shown (demangled, no parameters)}] of `nm ARGS FILE` (defined symbols)
+function nmList(args, file) {
+  let text;
+  try {
+    text = execFileSync('nm', [...args, '--defined-only', '-S', file], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch { return []; }
+  let shown = [];
+  try {
+    shown = execFileSync('nm', [...args, '--defined-only', '-S', '-C', file], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).split('\n');
+  } catch { /* names as they are */ }
+  const out = [];
+  text.split('\n').forEach((line, i) => {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) [tTwWiI] (.+)$/.exec(line);
+    if (!m) return;
+    const d = /^[0-9a-f]+ [0-9a-f]+ [tTwWiI] (.+)$/.exec(shown[i] || '');
+    // (a dynamic symbol's version, "@@GLIBC_2.3.3", is not part of its name)
+    const bare = (n) => n.replace(/@.*$/, '');
+    out.push({ addr: parseInt(m[1], 16), size: parseInt(m[2], 16), name: bare(m[3]), shown: withoutParams(bare(d ? d[1] : m[3])) });
+  });
+  return out;
+}
+
+function debugFileOf(file) {
+  try {
+    const notes = execFileSync('readelf', ['-n', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const id = /Build ID: ([0-9a-f]+)/.exec(notes);
+    if (!id) return null;
+    const dbg = `/usr/lib/debug/.build-id/${id[1].slice(0, 2)}/${id[1].slice(2)}.debug`;
+    return fs.existsSync(dbg) ? dbg : null;
+  } catch { return null; }
+}
+
+function symbolTables() {
+  const files = new Map();
+  const load = (file) => {
+    if (!files.has(file)) {
+      const own = [...nmList([], file), ...nmList(['-D'], file)];
+      const dbg = debugFileOf(file);
+      const all = dbg ? [...own, ...nmList([], dbg)] : own;
+      files.set(file, { own, all });
+    }
+    return files.get(file);
+  };
+  return {
+    // the size of symbol `name` in file's own tables (what libunwind reads), or null
+    size(file, name) {
+      const s = load(file).own.find((x) => x.name === name);
+      return s ? s.size : null;
+    },
+    // the names (as v8walk shows them: aliases, e.g. __clone3 and __GI___clone3, are one
+    // function) of the symbols that hold the address `off` past symbol `name`'s start; null when
+    // `name` is not in the file
+    at(file, name, off) {
+      const t = load(file);
+      const s = t.own.find((x) => x.name === name);
+      if (!s) return null;
+      const addr = s.addr + off;
+      return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+    },
+  };
+}
+
+module.exports = { symbolTables, withoutParams };
