@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../util/loop_wait.h"
 #include "../util/xalloc.h"
 #include "bpf_sampler.skel.h"
 
@@ -141,12 +142,20 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	b->skel->rodata->period_ns = bpf_sampler_period_ns(cfg);
 	b->skel->rodata->waits = !cfg->on_cpu_only;
 	b->skel->rodata->stall_ns = cfg->stall_ns;
-	struct bpf_program *loop_progs[LOOP_LINKS] = {
-	    b->skel->progs.v8w_exit_epoll_wait,   b->skel->progs.v8w_exit_epoll_pwait,
-	    b->skel->progs.v8w_exit_epoll_pwait2, b->skel->progs.v8w_enter_epoll_wait,
-	    b->skel->progs.v8w_enter_epoll_pwait, b->skel->progs.v8w_enter_epoll_pwait2};
+	/* each loop wait's exit and entry, by its system call's number on this machine: one the
+	 * machine lacks (arm64 has no epoll_wait) is neither loaded nor attached */
+	const struct {
+		struct bpf_program *prog;
+		long nr;
+	} loop[LOOP_LINKS] = {
+	    {b->skel->progs.v8w_exit_epoll_wait, LOOP_WAIT_NR_EPOLL_WAIT},
+	    {b->skel->progs.v8w_exit_epoll_pwait, LOOP_WAIT_NR_EPOLL_PWAIT},
+	    {b->skel->progs.v8w_exit_epoll_pwait2, LOOP_WAIT_NR_EPOLL_PWAIT2},
+	    {b->skel->progs.v8w_enter_epoll_wait, LOOP_WAIT_NR_EPOLL_WAIT},
+	    {b->skel->progs.v8w_enter_epoll_pwait, LOOP_WAIT_NR_EPOLL_PWAIT},
+	    {b->skel->progs.v8w_enter_epoll_pwait2, LOOP_WAIT_NR_EPOLL_PWAIT2}};
 	for (int i = 0; i < LOOP_LINKS; i++)
-		bpf_program__set_autoload(loop_progs[i], cfg->stall_ns != 0);
+		bpf_program__set_autoload(loop[i].prog, cfg->stall_ns != 0 && loop[i].nr >= 0);
 	set_pidns(b->skel);
 	int err = v8w_bpf__load(b->skel);
 	if (err) {
@@ -167,10 +176,12 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	if (cfg->stall_ns) {
 		fail->stage = BPF_STAGE_LOOP_WAITS;
 		for (int i = 0; i < LOOP_LINKS; i++) {
+			if (loop[i].nr < 0)
+				continue;
 			/* epoll_pwait2 is younger (5.11) than the rest: a kernel without it has
 			 * no libuv that waits in it */
-			b->loop_links[i] = bpf_program__attach(loop_progs[i]);
-			if (!b->loop_links[i] && i != 2 && i != 5) {
+			b->loop_links[i] = bpf_program__attach(loop[i].prog);
+			if (!b->loop_links[i] && loop[i].nr != LOOP_WAIT_NR_EPOLL_PWAIT2) {
 				fail->err = errno;
 				goto fail;
 			}

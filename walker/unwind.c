@@ -115,8 +115,12 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			*end = UNWIND_BROKEN;
 			break;
 		}
-		/* the stack must unwind toward its base; a signal frame may jump elsewhere */
-		if (!signal && next.r[REG_SP] <= cur.r[REG_SP]) {
+		/* the stack must unwind toward its base; a signal frame may jump elsewhere, and on a
+		 * machine with a link register a leaf function at the top of the stack (libc's
+		 * syscall(), which Atomics.wait sleeps in) returns to it with sp as it found it */
+		bool leaf = REG_LR >= 0 && exact && r == CFI_OK && next.r[REG_SP] == cur.r[REG_SP] &&
+			    next.r[REG_PC] != cur.r[REG_PC];
+		if (!signal && !leaf && next.r[REG_SP] <= cur.r[REG_SP]) {
 			*end = UNWIND_BROKEN;
 			break;
 		}

@@ -40,6 +40,16 @@ enum {
 	BPF_EXIST = 2,
 };
 
+/* bpf_ringbuf_output/submit's flags and bpf_ringbuf_query's question */
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
+};
+
+enum {
+	BPF_RB_AVAIL_DATA = 0,
+};
+
 struct bpf_pidns_info {
 	__u32 pid;
 	__u32 tgid;

@@ -63,7 +63,7 @@ function nodeVersion() {
 
 // The control protocol (fixtures/lib/control.js) over a child's stdin/stdout; resolves with the
 // fixture once it printed its {"ready": true, …} line (within readyMs).
-function controlled(child, name, running = () => child.exitCode === null && child.signalCode === null, readyMs = 30000) {
+function controlled(child, name, running = () => child.exitCode === null && child.signalCode === null, readyMs = 30000 * WAIT_SCALE) {
   const rl = readline.createInterface({ input: child.stdout });
   const waiters = [];
   const messages = [];
@@ -167,7 +167,7 @@ function runnableByAnyone(file) {
 
 // Run v8walk to completion (under `wrap`, a command that runs it: e.g. prlimit and its options).
 // Returns {code, signal, stdout, stderr}.
-function runV8walk(args, { timeoutMs = 120000, env = {}, uid, wrap = [] } = {}) {
+function runV8walk(args, { timeoutMs = 120000 * WAIT_SCALE, env = {}, uid, wrap = [] } = {}) {
   return new Promise((resolve) => {
     const argv = [...wrap, V8WALK, ...withMode(args)];
     const child = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, uid, gid: uid });
@@ -304,7 +304,7 @@ function hasChain(frames, chain) {
 }
 
 module.exports = {
-  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, modeTest, firstNodeTest, nodeVersion, startFixture,
+  ROOT, V8WALK, NODE, NODE_LIBDIR, NODE_ENV, FIXTURES, MODE, WAIT_SCALE, modeTest, firstNodeTest, nodeVersion, startFixture,
   startScript, launchFixture, runnableByAnyone, runV8walk, startV8walk, mainPause, parseFolded, parseJsFrame, procState, threadStates, cpuTimes, cpuTicks, samplesFloor,
   tracerPid, tracedBy, attached, waitFor, sleep, hasChain, controlled,
 };

@@ -109,16 +109,24 @@ function compare(ours, truth) {
   return rows;
 }
 
+// The fixture's message comes just before it holds: dumps until one shows the main thread there,
+// for up to HOLD_WAIT_MS (stretched by V8WALK_E2E_TIME_SCALE: a dump of a live node takes ~10 s
+// in the emulated arm64 machine), at least twice.
+const HOLD_WAIT_MS = 10000 * h.WAIT_SCALE;
 async function dumpHeld(fx, wantSpin) {
-  for (let attempt = 0; attempt < 40; attempt++) {
+  const until = Date.now() + HOLD_WAIT_MS;
+  let last = null;
+  for (let attempt = 0; attempt < 2 || Date.now() < until; attempt++) {
     const r = await h.runV8walk(['--pid', String(fx.pid), '--dump', '--json']);
     assert.strictEqual(r.code, 0, r.stderr);
     const js = mainThreadJs(JSON.parse(r.stdout), fx.pid);
     const at = js.findIndex((f) => holdName.test(f.name));
     if (at >= 0 && (!wantSpin || /spinHere$/.test(js[at].name))) return { js, at };
+    last = JSON.parse(r.stdout).threads.find((th) => th.tid === fx.pid);
     await h.sleep(50);
   }
-  throw new Error('the fixture never held at holdHere/spinHere');
+  const frames = last ? last.frames.map((f) => f.name).join(' < ') : 'no main thread';
+  throw new Error(`the fixture never held at holdHere/spinHere; its main thread last: ${frames}`);
 }
 
 // The function whose tier is each scenario's in fixtures/positions.js: the one it enters through,

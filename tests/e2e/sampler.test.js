@@ -128,7 +128,9 @@ test('mixed native and JS frames: libuv below, JS entry in between', async (t) =
 test('worker_threads: JS in a worker is named too', async (t) => {
   const fx = await h.startFixture('workers.js');
   t.after(() => fx.stop());
+  const ticks = h.cpuTicks(fx.pid);
   const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '3']);
+  const cpu = (h.cpuTicks(fx.pid) - ticks) / 100;
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   const file = fx.ready.file;
@@ -144,7 +146,9 @@ test('worker_threads: JS in a worker is named too', async (t) => {
     threads.add(tid);
     workerHot += s.count;
   }
-  assert.ok(workerHot >= 50, `worker samples: ${workerHot}`);
+  // the workers run their chain all the time; a loaded (or emulated) machine gives them less CPU
+  const want = Math.min(50, h.samplesFloor(cpu));
+  assert.ok(workerHot >= want, `worker samples: ${workerHot} for ${cpu} s of the process's CPU (want ${want})`);
   assert.strictEqual(threads.size, fx.ready.workers, `samples from ${[...threads]}`);
   assert.ok(await fx.ping(), fx.describe());
 });

@@ -41,6 +41,19 @@ static void walk_self(struct walk *w, const struct regset *regs)
 	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
 }
 
+/* walks from a point of this thread described by its pc, sp, fp and lr */
+static void walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
+{
+	struct regset regs;
+	memset(&regs, 0, sizeof(regs));
+	regs.pac_mask = regset_pac_mask_default();
+	reg_set(&regs, REG_PC, pc);
+	reg_set(&regs, REG_SP, sp);
+	reg_set(&regs, REG_FP, fp);
+	reg_set(&regs, REG_LR, lr);
+	walk_self(w, &regs);
+}
+
 static const char *name_at(struct walk *w, int i)
 {
 	uint32_t file;
@@ -88,14 +101,7 @@ static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
 	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
 			 : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(lr));
 	memcpy(&saved_lr, (const void *)(uintptr_t)(fp + 8), sizeof(saved_lr));
-	struct regset regs;
-	memset(&regs, 0, sizeof(regs));
-	regs.pac_mask = regset_pac_mask_default();
-	reg_set(&regs, REG_PC, pc);
-	reg_set(&regs, REG_SP, sp);
-	reg_set(&regs, REG_FP, fp);
-	reg_set(&regs, REG_LR, lr);
-	walk_self(w, &regs);
+	walk_from(w, pc, sp, fp, lr);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -127,5 +133,56 @@ Test(cfi_arm64, unwinds_own_signed_stack_to_the_outermost_frame)
 		cr_assert_eq(w.raw[i].pc & regset_pac_mask_default(), 0, "frame %d's pc is an address", i);
 		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
 	}
+	walk_free(&w);
+}
+
+/* A leaf function as libc's syscall() is one (Atomics.wait sleeps in it from Node 24 on): no
+ * frame of its own, sp untouched, its return address in lr; its CFI is the CIE's (CFA = sp, x30
+ * the same value). It records its own pc, sp, fp and lr. */
+struct leaf_regs {
+	uint64_t pc, sp, fp, lr;
+};
+void v8w_test_leaf_capture(struct leaf_regs *out);
+__asm__(".text\n"
+	".type v8w_test_leaf_capture, %function\n"
+	"v8w_test_leaf_capture:\n"
+	"\t.cfi_startproc\n"
+	"\thint 34\n" /* bti c */
+	"\tadr x1, .\n"
+	"\tstr x1, [x0]\n"
+	"\tmov x1, sp\n"
+	"\tstr x1, [x0, #8]\n"
+	"\tstr x29, [x0, #16]\n"
+	"\tstr x30, [x0, #24]\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	"\t.size v8w_test_leaf_capture, .-v8w_test_leaf_capture\n");
+
+/* walks from inside the leaf: its caller's frame is the same until this returns */
+static __attribute__((noinline, noipa)) void leaf_caller(struct walk *w)
+{
+	struct leaf_regs at;
+	v8w_test_leaf_capture(&at);
+	walk_from(w, at.pc, at.sp, at.fp, at.lr);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void leaf_outer(struct walk *w)
+{
+	leaf_caller(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi_arm64, a_leaf_at_the_top_returns_to_lr_with_the_same_sp)
+{
+	static struct walk w;
+	leaf_outer(&w);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
+	int a = find(&w, "v8w_test_leaf_capture"), b = find(&w, "leaf_caller"), c = find(&w, "leaf_outer");
+	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d leaf_caller=%d leaf_outer=%d", a, b, c);
+	cr_assert_eq(w.raw[1].how, FRAME_CFI);
+	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "a leaf keeps its caller's sp");
+	for (int i = 2; i < w.n; i++)
+		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
 	walk_free(&w);
 }
