@@ -39,11 +39,27 @@ const TRIM = [
   '--dpkgopt=path-exclude=/usr/share/locale/*', '--dpkgopt=path-exclude=/usr/share/info/*',
   '--customize-hook=rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*',
 ];
-const RUNTIME_LIBS = ['libelf1', 'libdw1', 'libbpf1', 'libcurl4', 'ca-certificates'];
+// The Debian packages of the shared libraries the build's v8walk links (ldd, then dpkg -S on this
+// bookworm host), libc's aside, and ca-certificates for TLS: the runtime image follows the build's
+// own dependencies, and its key changes when they do.
+function runtimeLibs() {
+  const bin = process.env.V8WALK || path.join(ROOT, 'build', 'v8walk');
+  const ldd = spawnSync('ldd', [bin], { encoding: 'utf8' });
+  if (ldd.status !== 0) throw new Error(`bookworm-runtime: ldd ${bin} failed (make first): ${ldd.stderr || ldd.stdout}`);
+  const pkgs = new Set(['ca-certificates']);
+  for (const m of ldd.stdout.matchAll(/=> (\/\S+)/g)) {
+    const owner = [m[1], fs.realpathSync(m[1])].map((f) => spawnSync('dpkg', ['-S', f], { encoding: 'utf8' }))
+      .find((r) => r.status === 0);
+    if (!owner) throw new Error(`bookworm-runtime: no Debian package holds ${m[1]}`);
+    const pkg = owner.stdout.split(':')[0];
+    if (pkg !== 'libc6') pkgs.add(pkg);
+  }
+  return [...pkgs].sort();
+}
 const ROOTFS = {
   bookworm: { suite: 'bookworm', include: [] },
   bullseye: { suite: 'bullseye', include: [] },
-  'bookworm-runtime': { suite: 'bookworm', include: RUNTIME_LIBS },
+  get 'bookworm-runtime'() { return { suite: 'bookworm', include: runtimeLibs() }; },
 };
 
 function run(cmd, args, opts = {}) {
