@@ -288,6 +288,8 @@ int bpf_backend_add_child(struct bpf_backend *b, pid_t pid)
  * time since (cpu_share.h); the run's are compared with what sampling's end found. */
 static void check_shares(struct bpf_backend *b, bool period, const char *when, struct strbuf *note)
 {
+	if (b->stalls) /* --stalls samples a loop only while it stalls: no share of its CPU is due */
+		return;
 	double rate = 1e9 / (double)(b->period_ns ? b->period_ns : 1);
 	for (size_t i = 0; i < b->procs.n; i++) {
 		struct bpf_proc *p = b->procs.v[i];

@@ -25,7 +25,9 @@ void periodic_output_init(struct periodic_output *po, const struct options *o, s
 static void write_now(struct periodic_output *po, uint64_t end_ns, bool period_end)
 {
 	struct profile *p = po->prof;
-	if (period_end && po->check) {
+	/* a period's share check, where there are periods (--period, or --export's one period);
+	 * a run without them is checked once, over the run */
+	if (period_end && po->check && (po->period_ns || po->o->exporter)) {
 		struct strbuf note;
 		sb_init(&note);
 		po->check(po->describe_ctx, po->seq, &note);

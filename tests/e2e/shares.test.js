@@ -194,6 +194,18 @@ test('a process given far fewer samples than its CPU time is named in a warning,
   assert.match(r.stderr, warning('in period \\d+'), r.stderr);
 });
 
+// (the periods' check is shared by both samplers: cli/periodic_output.c; ptrace's stop limit
+// takes the samples away cheaply)
+h.modeTest('ptrace', 'a run without periods is warned about once, over the run', async (t) => {
+  const [fx] = await startSpinners(1);
+  t.after(() => fx.stop());
+  fx.child.stdin.write('spin\n');
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--stack-copy', 'read', '--stop-limit-us', '1', '--raw', '--duration', '2', '-o', '/dev/null']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning: process \d+ .* samples over the run/, r.stderr);
+  assert.doesNotMatch(r.stderr, /in period/, r.stderr);
+});
+
 test('a busy process given its share is not named in a warning', async (t) => {
   const [fx] = await startSpinners(1);
   t.after(() => fx.stop());
