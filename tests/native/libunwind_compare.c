@@ -161,16 +161,15 @@ struct walker {
 	struct frame frames[STACKWALK_MAX_FRAMES];
 };
 
-/* v8walk's frames of the stopped thread (registers from PTRACE_GETREGS), as JSON. */
+/* v8walk's frames of the stopped thread (registers from PTRACE_GETREGSET), as JSON. */
 static bool v8walk_frames(struct walker *w, pid_t tid, FILE *out)
 {
-	struct user_regs_struct ur;
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &ur) != 0)
-		return false;
 	struct regset regs;
-	regset_from_user_regs(&regs, (const uint64_t *)&ur);
+	if (regset_read_ptrace(tid, &regs) != 0)
+		return false;
+	regs.pac_mask = regset_pac_mask_ptrace(tid);
 	struct stack_bounds b;
-	if (!stack_bounds_at(&w->fresh, &w->t.as, regs.r[DW_RSP], &b))
+	if (!stack_bounds_at(&w->fresh, &w->t.as, regs.r[REG_SP], &b))
 		return false;
 	struct walk_stats ws;
 	int n = stackwalk_capture_fresh(&w->sw, &w->fresh, &regs, &w->mem.base, &b, w->frames,
