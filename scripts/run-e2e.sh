@@ -11,7 +11,8 @@
 # the run only (V8WALK_BROWSER_TESTS: what the browser reads does not depend on the node line,
 # and chromium is slow to start); likewise
 # `top` in a terminal and the SIGUSR1/--period files (V8WALK_TERMINAL_TESTS: the terminal and the
-# files' cutting do not depend on it either).
+# files' cutting do not depend on it either), and the files that test nothing of the node
+# (E2E_LINE_FREE: the export to ClickHouse, the HTTP client).
 set -eu
 cd "$(dirname "$0")/.."
 : "${V8WALK:=$PWD/build/v8walk}"
@@ -19,10 +20,18 @@ cd "$(dirname "$0")/.."
 : "${E2E_RESULTS:=build/matrix}" # one JSON of results per node (the support table's input)
 export V8WALK
 
-# test files of a pass (E2E_FILES="a.test.js b.test.js" runs only those of tests/e2e/)
+# files that test nothing of the node under test (the export to ClickHouse, v8walk's HTTP client):
+# run on the first node of a run only, in each sampler's pass (E2E_LINE_FREE)
+: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js}"
+
+# test files of a pass: mode, the node's order in the run (E2E_FILES="a.test.js b.test.js" runs
+# only those of tests/e2e/)
 files_for() {
 	for f in ${E2E_FILES:-tests/e2e/*.test.js}; do
 		f=tests/e2e/$(basename "$f")
+		case " $E2E_LINE_FREE " in
+		*" $(basename "$f") "*) [ "$2" -le 1 ] || continue ;;
+		esac
 		case "$1:$(basename "$f")" in
 		bpf:core.test.js | bpf:core_damage.test.js | bpf:version_info.test.js | bpf:dump.test.js | \
 		bpf:hostile.test.js | bpf:stop_limit.test.js) ;;
@@ -53,7 +62,7 @@ run_suite() { # label node-binary libdir order
 			V8WALK_TERMINAL_TESTS=$([ "$4" -le 1 ] && echo 1 || echo 0) node_test --test-concurrency=1 \
 			--test-reporter=tap --test-reporter-destination=stdout \
 			--test-reporter=./tests/e2e/matrix-reporter.js --test-reporter-destination=/dev/null \
-			$(files_for "$mode"); then
+			$(files_for "$mode" "$4"); then
 			:
 		else
 			status=1
