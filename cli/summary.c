@@ -1,6 +1,8 @@
 /* summary.c — run statistics for the user (and for benchmarks, which parse this line). */
 #include "../util/text_escape.h"
 #include "summary.h"
+
+#include "../ptrace/stack_copier.h"
 #include "../util/strbuf.h"
 
 #include <errno.h>
@@ -124,6 +126,11 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 			     "copied (the target's threads held its memory-map lock: mapping or unmapping); "
 			     "those samples were dropped (counted missed)\n",
 			st->cut);
+	const struct stack_copier_stats *ks = s->copier ? stack_copier_stats(s->copier) : NULL;
+	if (ks && ks->noticed_late)
+		fprintf(out, "v8walk: %lu of those stops outlasted the limit by up to %.0f us: v8walk did not "
+			     "run when it passed (the machine gave v8walk's CPU to other work)\n",
+			ks->noticed_late, (double)ks->noticed_late_max_ns / 1e3);
 	const struct switch_copy *k = &s->kcopy;
 	if (k->on) {
 		unsigned long by_v8walk = st->pauses.n > st->kernel_copies ? st->pauses.n - st->kernel_copies : 0;

@@ -172,6 +172,11 @@ enum copy_result stack_copier_copy(struct stack_copier *k, pid_t pid, uint64_t a
 		if (t > deadline) {
 			k->lent = dst;
 			k->st.late++;
+			if (t - deadline > STACK_COPIER_SLOW_NS) {
+				k->st.noticed_late++;
+				if (t - deadline > k->st.noticed_late_max_ns)
+					k->st.noticed_late_max_ns = t - deadline;
+			}
 			return COPY_LATE;
 		}
 		if (t > yield_from)

@@ -31,7 +31,13 @@ enum copy_result {
 
 struct stack_copier_stats {
 	unsigned long copies, late, busy, wakes; /* wakes: hand-offs to a sleeping helper */
+	/* late copies whose limit the tracer noticed more than STACK_COPIER_SLOW_NS after it passed:
+	 * the tracer itself did not run (another task's kernel work without a preemption point, or
+	 * the hypervisor running another machine on its CPU), and the stop lasted that much longer */
+	unsigned long noticed_late;
+	uint64_t noticed_late_max_ns;
 };
+enum { STACK_COPIER_SLOW_NS = 100 * 1000 };
 
 struct stack_copier;
 

@@ -45,8 +45,12 @@ if (h.MODE === 'ptrace') {
       assert.doesNotMatch(limited.stderr, /stops are not limited/);
       const pause = mainPause(limited.stderr);
       maxes.push(pause.max);
-      // the limit, plus reading the registers and resuming: not the lock's milliseconds
-      const bound = 1500 + (SANITIZED ? 4 * pause.median : 0);
+      // the limit, plus reading the registers and resuming: not the lock's milliseconds; and
+      // plus the time v8walk itself did not run when the limit passed, which it notices and
+      // says (a shared machine's hypervisor or another task's kernel work can keep a real-time
+      // thread from its CPU for milliseconds: nothing v8walk can end a stop through)
+      const unran = +(/of those stops outlasted the limit by up to (\d+) us/.exec(limited.stderr) || [0, 0])[1];
+      const bound = 1500 + unran + (SANITIZED ? 4 * pause.median : 0);
       assert.ok(pause.max <= bound, `with the limit the longest stop was ${pause.max} us (at most ${bound})\n${limited.stderr}`);
       cut = +(/v8walk: (\d+) stops ended at the --stop-limit-us limit/.exec(limited.stderr) || [0, 0])[1];
     }
