@@ -100,7 +100,13 @@ test('perf map: in a container, the map is read from the target\'s own /tmp unde
   const priv = fs.mkdtempSync(path.join(tmp, 'container-tmp-'));
   fs.mkdirSync(path.join(priv, 'lib'));
   for (const f of ['regex.js', 'lib/control.js']) fs.copyFileSync(path.join(h.FIXTURES, f), path.join(priv, f));
-  const inner = 'mount --bind "$V8WALK_PRIVATE_TMP" /tmp && cd /tmp && exec "$0" "$@"';
+  // (a node or a libnode kept under the host's /tmp is reached through a bind of it in the
+  // namespace's own /mnt)
+  const inner = 'mount -t tmpfs none /mnt && mkdir /mnt/t && mount --bind /tmp /mnt/t && ' +
+    'mount --bind "$V8WALK_PRIVATE_TMP" /tmp && cd /tmp && n=$0 && ' +
+    'case $n in /tmp/*) n=/mnt/t/${n#/tmp/} ;; esac && ' +
+    'case "${LD_LIBRARY_PATH:-}" in /tmp/*) export LD_LIBRARY_PATH=/mnt/t/${LD_LIBRARY_PATH#/tmp/} ;; esac && ' +
+    'exec "$n" "$@"';
   const fx = await h.startScript('/tmp/regex.js', {
     node: 'unshare',
     nodeArgs: ['--pid', '--fork', '--kill-child', '--mount', '--mount-proc', 'sh', '-c', inner, h.NODE, '--perf-basic-prof'],
