@@ -132,6 +132,7 @@ void profile_meta_fill(const struct options *o, const struct v8_runtime *rt, uin
 	m->start_ns = start_ns;
 	m->end_ns = end_ns;
 	m->idle = o->idle;
+	m->stalls_ms = o->stalls_ms;
 	m->v8_self = o->v8_self;
 }
 

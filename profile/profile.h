@@ -62,6 +62,7 @@ struct profile_meta {
 	double rate_hz;
 	uint64_t start_ns, end_ns; /* the run (CLOCK_MONOTONIC) */
 	bool idle;          /* wall-clock sampling (--idle) */
+	double stalls_ms;   /* --stalls: only the event loop's iterations this long were sampled */
 	bool v8_self;       /* charged as V8's profiler charges (--v8-self): its (garbage collector)
 			     * is V8's VM state GC (walker/gc_frames.h frame_in_gc_state) */
 };

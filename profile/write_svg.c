@@ -236,9 +236,14 @@ static void header(struct svg *s, int width)
 		xml_text(out, p->meta.runtime);
 		fputs(" · ", out);
 	}
-	fprintf(out, "%.1f s · %llu samples · %.1f/s achieved (%g Hz asked, %s)</text>\n", secs,
-		(unsigned long long)p->samples, secs > 0 ? (double)p->samples / secs : 0.0,
-		p->meta.rate_hz, p->meta.idle ? "wall clock" : "on-CPU");
+	if (p->meta.stalls_ms > 0) /* a rate over the run means nothing: only stalls were sampled */
+		fprintf(out, "%.1f s · %llu samples in the event loop's stalls of %g ms or more (%g Hz "
+			     "while stalled)</text>\n",
+			secs, (unsigned long long)p->samples, p->meta.stalls_ms, p->meta.rate_hz);
+	else
+		fprintf(out, "%.1f s · %llu samples · %.1f/s achieved (%g Hz asked, %s)</text>\n",
+			secs, (unsigned long long)p->samples, secs > 0 ? (double)p->samples / secs : 0.0,
+			p->meta.rate_hz, p->meta.idle ? "wall clock" : "on-CPU");
 	fprintf(out, "<text id=\"reset\" class=\"btn hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
 		     "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search"
 		     "</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n"

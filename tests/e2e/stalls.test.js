@@ -179,7 +179,7 @@ h.modeTest('bpf', '--stalls on an Express server under load: each request to its
     http.get({ host: '127.0.0.1', port: fx.ready.port, path: p, agent }, (res) => { res.resume(); res.on('end', resolve); })
       .on('error', reject);
   });
-  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', path.join(tmp, 'express.folded')]);
+  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', path.join(tmp, 'express.folded'), '-o', path.join(tmp, 'express.svg')]);
   await run.sampling;
   let loading = true;
   // four clients, a request every 10 ms each: a few hundred a second, a few waiting when it stalls
@@ -214,8 +214,11 @@ h.modeTest('bpf', '--stalls on an Express server under load: each request to its
   }
   assert.strictEqual(st.slow.length, 6);
   assert.deepStrictEqual(problems, [], `${problems.join('\n')}\n${r.stderr}`);
-  // the fast requests' CPU is not sampled, by design: no warning that the process got too few
+  // the fast requests' CPU is not sampled, by design: no warning that the process got too few,
+  // and the flame graph says its samples are the stalls', not a rate achieved over the run
   assert.doesNotMatch(r.stderr, /warning: process \d+ .* got \d+ samples/);
+  const subtitle = /<text id="subtitle"[^>]*>([^<]*)</.exec(fs.readFileSync(path.join(tmp, 'express.svg'), 'utf8'));
+  assert.match(subtitle && subtitle[1], new RegExp(`samples in the event loop's stalls of ${THRESHOLD} ms or more`));
 });
 
 h.modeTest('ptrace', '--stalls with --mode ptrace is refused: the loop is watched with eBPF', async () => {
