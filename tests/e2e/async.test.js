@@ -17,6 +17,7 @@ const k = require('./corekit');
 const c = require('./consumers');
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-async-'));
+test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const QUEUE = /RunMicrotasks|PromiseFulfillReactionJob|PromiseRejectReactionJob|PerformCheckpoint/;
 
 // A folded frame's async name and line: "async mid (/f.js:10)_[a]" → {name, file, line}; a frame

@@ -20,6 +20,7 @@ const h = require('./harness');
 
 const DIR = path.join(h.FIXTURES, 'express_async');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-express-async-'));
+require('node:test').after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const HANDLERS = ['order', 'quote', 'report'];
 
 // Loopback load: `concurrency` clients, each request after the last one answered, the routes in turn.

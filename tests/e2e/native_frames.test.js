@@ -13,6 +13,7 @@ const assert = require('node:assert');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const os = require('node:os');
 const h = require('./harness');
 const { compareStop, runs } = require('./native_agreement');
 const { symbolTables } = require('./native_symbols');
@@ -36,6 +37,8 @@ h.modeTest('ptrace', "native frames: v8walk's match libunwind's at the same stop
   assert.ok(fs.existsSync(COMPARE), `${COMPARE} is built by \`make test-e2e\` (make ${path.relative(h.ROOT, COMPARE)})`);
   const fx = await h.startFixture('native_work.js');
   t.after(() => fx.stop());
+  // (the file it reads, which its exit handler removes when it exits, not when it is killed)
+  t.after(() => fs.rmSync(path.join(os.tmpdir(), `v8walk-native-work-${fx.pid}.bin`), { force: true }));
   await h.sleep(1500); // past start-up: the cycle runs, the thread pool and V8's workers exist
   const r = await compareRun(fx.pid);
   assert.strictEqual(r.code, 0, `libunwind-compare exited with ${r.code}: ${r.err.trim()}`);
