@@ -12,7 +12,7 @@
 # and chromium is slow to start); likewise
 # `top` in a terminal and the SIGUSR1/--period files (V8WALK_TERMINAL_TESTS: the terminal and the
 # files' cutting do not depend on it either), and the files that test nothing of the node
-# (E2E_LINE_FREE: the export to ClickHouse, the HTTP client).
+# (E2E_LINE_FREE, below).
 set -eu
 cd "$(dirname "$0")/.."
 : "${V8WALK:=$PWD/build/v8walk}"
@@ -20,9 +20,16 @@ cd "$(dirname "$0")/.."
 : "${E2E_RESULTS:=build/matrix}" # one JSON of results per node (the support table's input)
 export V8WALK
 
-# files that test nothing of the node under test (the export to ClickHouse, v8walk's HTTP client):
-# run on the first node of a run only, in each sampler's pass (E2E_LINE_FREE)
-: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js}"
+# files that test nothing of the node under test run on the first node of a run only, in each
+# sampler's pass (E2E_LINE_FREE): the export to ClickHouse and v8walk's HTTP client always; in
+# `make check` (E2E_LINES=ci) also the output formats, the target's safety, --period and SIGUSR1,
+# top, the command line's errors and hostile files, which the version matrix runs on every line
+# (its support table names tests of them)
+if [ "${E2E_LINES:-all}" = ci ]; then
+	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js formats.test.js safety.test.js periodic.test.js top.test.js errors.test.js hostile.test.js}"
+else
+	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js}"
+fi
 
 # test files of a pass: mode, the node's order in the run (E2E_FILES="a.test.js b.test.js" runs
 # only those of tests/e2e/)
