@@ -124,8 +124,9 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 	if (st->cut)
 		fprintf(out, "v8walk: %lu stops ended at the --stop-limit-us limit before the stack was "
 			     "copied (the target's threads held its memory-map lock: mapping or unmapping); "
-			     "those samples were dropped (counted missed)\n",
-			st->cut);
+			     "those samples were dropped (counted missed); the longest wait for a copy "
+			     "was %.0f us\n",
+			st->cut, (double)st->stack_max_ns / 1e3);
 	const struct stack_copier_stats *ks = s->copier ? stack_copier_stats(s->copier) : NULL;
 	if (ks && ks->noticed_late)
 		fprintf(out, "v8walk: %lu of those stops outlasted the limit by up to %.0f us: v8walk did not "

@@ -233,8 +233,11 @@ static bool capture(struct sampler *s, struct tthread *t, struct capture *c)
 		keep_kernel_copy(c, &tk, sp, to);
 	else if (to > from)
 		ok = copy_stack(s, t, c, from, (size_t)(to - from));
+	uint64_t t2 = now_ns();
 	s->st.regs_ns += t1 - t0;
-	s->st.stack_ns += now_ns() - t1;
+	s->st.stack_ns += t2 - t1;
+	if (t2 - t1 > s->st.stack_max_ns)
+		s->st.stack_max_ns = t2 - t1;
 	return ok;
 }
 

@@ -64,6 +64,7 @@ struct sampler_stats {
 	/* where the time of a sample went (sums over all stops, ns): while stopped, registers and the
 	 * stack copy; after the thread resumed, the unwind and the batched copy of the frames' objects */
 	uint64_t regs_ns, stack_ns, unwind_ns, objects_ns;
+	uint64_t stack_max_ns; /* the longest a stop waited for its stack copy */
 };
 
 struct thread_info; /* per-thread sampler state (the /proc state of a requested sample) */
