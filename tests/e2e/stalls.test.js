@@ -208,9 +208,11 @@ h.modeTest('bpf', '--stalls on an Express server under load: each request to its
     const s = found[0];
     if (s.durationMs < b.ms - 2 || s.durationMs > b.ms * 2)
       problems.push(`slow request of ${b.ms.toFixed(1)} ms: a stall of ${s.durationMs.toFixed(1)} ms`);
+    // the work of the slow handler: slowReport, or what it calls (its clock, `now`: on a loaded
+    // machine a stall of few samples can be one wait for a CPU, preempted in there)
     const top = s.top[0];
-    if (!top || top.frame.function !== 'slowReport')
-      problems.push(`slow request: innermost application function ${top ? `${top.frame.function} in ${top.samples} of ${s.samples}` : 'none'}`);
+    if (!top || !(top.frame.function === 'slowReport' || (s.frames || []).some((f) => f.function === 'slowReport')))
+      problems.push(`slow request: innermost application function ${top ? `${top.frame.function} in ${top.samples} of ${s.samples}` : 'none'}, frames ${(s.frames || []).map((f) => f.function).join(' < ')}`);
   }
   assert.strictEqual(st.slow.length, 6);
   assert.deepStrictEqual(problems, [], `${problems.join('\n')}\n${r.stderr}`);
