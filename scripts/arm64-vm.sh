@@ -218,6 +218,7 @@ run_guest() {
 		< /dev/null > "$out/console" 2>&1 || true
 	t1=$(date +%s)
 	echo "arm64-vm: the guest ran $((t1 - t0)) s" >&2
+	[ $((t1 - t0)) -lt "$TIMEOUT" ] || echo "arm64-vm: the guest was stopped at its time limit, $TIMEOUT s (ARM64_VM_TIMEOUT)" >&2
 	[ -f "$out/log" ] && cat "$out/log"
 	if [ ! -f "$out/status" ]; then
 		echo "arm64-vm: the guest ended without the command's exit status (console: $out/console):" >&2
