@@ -375,9 +375,18 @@ static void decode_capture(struct sampler *s, struct capture *c)
 /* Decode every capture waiting (their threads all run again). */
 static void decode_waiting(struct sampler *s)
 {
-	for (size_t i = 0; i < s->captures.used; i++)
-		if (s->captures.v[i]->ok)
-			decode_capture(s, s->captures.v[i]);
+	for (size_t i = 0; i < s->captures.used; i++) {
+		struct capture *c = s->captures.v[i];
+		if (c->ok)
+			decode_capture(s, c);
+		/* a buffer a late copy took is replaced now that the thread runs, not in its next
+		 * stop: an allocation there can wait for v8walk's own memory-map lock */
+		if (s->copier && c->stack_cap < s->opts.stack_chunk) {
+			free(c->stack_buf);
+			c->stack_buf = xmalloc(s->opts.stack_chunk);
+			c->stack_cap = s->opts.stack_chunk;
+		}
+	}
 	capture_pool_release(&s->captures);
 }
 

@@ -30,7 +30,9 @@ struct stack_copier {
 	size_t len;
 	void *dst;
 	_Atomic ssize_t got;
-	void *lent; /* the buffer of a late copy, freed once it is over */
+	/* set by whichever side is second to let go of the job: the helper once its copy is done,
+	 * the tracer when the limit passes; the helper frees a buffer the tracer let go of first */
+	_Atomic uint32_t let_go;
 	struct stack_copier_stats st;
 };
 
@@ -57,6 +59,8 @@ static void run_job(struct stack_copier *k, uint32_t job)
 	struct iovec remote = {(void *)(uintptr_t)k->addr, k->len};
 	ssize_t n = process_vm_readv(k->pid, &local, 1, &remote, 1, 0);
 	atomic_store(&k->got, n);
+	if (atomic_exchange(&k->let_go, 1)) /* late: the tracer gave its buffer up */
+		free(k->dst);
 	atomic_store(&k->done, job);
 }
 
@@ -83,10 +87,8 @@ static void *helper_main(void *arg)
 			futex_wait(&k->wake, w);
 		atomic_store(&k->sleeping, 0);
 	}
-	if (atomic_load(&k->orphaned)) { /* stack_copier_stop left it to us */
-		free(k->lent);
+	if (atomic_load(&k->orphaned)) /* stack_copier_stop left it to us */
 		free(k);
-	}
 	return NULL;
 }
 
@@ -141,7 +143,6 @@ void stack_copier_stop(struct stack_copier *k)
 		return;
 	}
 	pthread_join(k->thread, NULL);
-	free(k->lent);
 	free(k);
 }
 
@@ -153,13 +154,12 @@ enum copy_result stack_copier_copy(struct stack_copier *k, pid_t pid, uint64_t a
 		k->st.busy++;
 		return COPY_BUSY;
 	}
-	free(k->lent); /* a late copy's buffer: that copy is over */
-	k->lent = NULL;
 	uint64_t deadline = now_ns() + limit_ns;
 	k->pid = pid;
 	k->addr = addr;
 	k->len = len;
 	k->dst = dst;
+	atomic_store(&k->let_go, 0);
 	atomic_store(&k->posted, job + 1);
 	if (atomic_load(&k->sleeping)) {
 		atomic_fetch_add(&k->wake, 1);
@@ -170,7 +170,14 @@ enum copy_result stack_copier_copy(struct stack_copier *k, pid_t pid, uint64_t a
 	while (atomic_load(&k->done) != job + 1) {
 		uint64_t t = now_ns();
 		if (t > deadline) {
-			k->lent = dst;
+			if (atomic_exchange(&k->let_go, 1)) { /* the copy has just been done */
+				while (atomic_load(&k->done) != job + 1)
+					cpu_relax();
+				break;
+			}
+			/* nothing is freed or allocated here, in the stop: the helper frees the
+			 * buffer when its copy is done, and the caller's replacement is made once
+			 * the thread runs again */
 			k->st.late++;
 			if (t - deadline > STACK_COPIER_SLOW_NS) {
 				k->st.noticed_late++;
