@@ -71,9 +71,13 @@ h.firstNodeTest('no stop waits for the target\'s memory-map lock when the kernel
   t.diagnostic(`main thread's longest stop: ${readMax} us copied by v8walk, ${pause.max} us copied by the kernel (median ${pause.median} us)`);
   assert.ok(readMax >= 1000, `v8walk's own copy waited for the lock (longest stop ${readMax} us): the test holds it\n${read.stderr}`);
   // a stop is the registers and a copy out of the ring: tens of microseconds, not the lock's
-  // milliseconds (a sanitized build is several times slower at every step)
+  // milliseconds (a sanitized build is several times slower at every step). On a machine shared
+  // with other work a stop now and then is longer for reasons of its own (the hypervisor, an
+  // interrupt): the bound is on the 99th percentile, and no stop may be as long as the longest
+  // wait for the lock that v8walk's own copies met just before
   const bound = 700 + (SANITIZED ? 4 * pause.median : 0);
-  assert.ok(pause.max <= bound, `with the kernel's copy the longest stop was ${pause.max} us (at most ${bound})\n${kernel.stderr}`);
+  assert.ok(pause.p99 <= bound, `with the kernel's copy the 99th percentile of the stops was ${pause.p99} us (at most ${bound})\n${kernel.stderr}`);
+  assert.ok(pause.max < readMax, `with the kernel's copy the longest stop was ${pause.max} us, as long as a wait for the lock (${readMax} us)\n${kernel.stderr}`);
   const k = kernelCopies(kernel.stderr);
   assert.ok(k.taken >= 0.9 * k.stops, `${k.taken} of ${k.stops} stops copied by the kernel\n${kernel.stderr}`);
   assert.ok(namedIn(kernel.stdout, 'busyMapped') > 0, `the samples are named:\n${kernel.stdout.slice(0, 2000)}`);
