@@ -166,12 +166,13 @@ test('the vDSO (clock_gettime) is [vdso], not V8 code: a frame of its own below 
   // (the fixture reads the clock in a loop: a good share of its time is in clock_gettime)
   assert.ok(inVdso >= all * 0.05, `samples ending in [vdso]: ${inVdso} of ${all}`);
   // (a sample whose JS frames a scavenge moved between the stop and their naming says so instead
-  // of naming them: this fixture allocates all the time; such samples are few, never misnamed.
-  // Measured on Debian's libnode, 2 s runs alternating two builds: 0-4 of ~200 with either, 6 of
-  // 199 once under CI load; the bound is twice what was seen, since a bound of 2 % failed there)
+  // of naming them: this fixture allocates all the time, a scavenge every few milliseconds, and
+  // the naming runs at the normal policy once the thread resumed, so how many are caught grows
+  // with how long v8walk waited for a CPU. Measured on Debian's libnode, 2 s runs: 0-5 of ~200
+  // on a quiet machine, 6 of 199 and 21 of 191 in two CI runs; they are never misnamed (below))
   const MOVED = '[JS frame moved by GC before it was named]';
   const moved = main.filter((s) => s.frames.includes(MOVED)).reduce((a, s) => a + s.count, 0);
-  assert.ok(moved <= Math.max(3, all * 0.06), `samples marked moved by GC: ${moved} of ${all}`);
+  assert.ok(moved <= Math.max(3, all * 0.15), `samples marked moved by GC: ${moved} of ${all}`);
   // a [vdso] frame is called by a named native frame (clock_gettime, or V8's clock); with JS below
   // it, that JS is readClocks; without (V8 runs its scavenges as foreground tasks from the event
   // loop, and times them: GCTracer -> TimeTicks::Now -> clock_gettime), it is only native code
