@@ -5,13 +5,15 @@
 # behaviour) makes v8walk exit non-zero and so fails the test that ran it. The eBPF pass is left
 # out to keep CI's added time near ten minutes: its decoding (bpf/sample_walk.c) is covered by
 # the sample_record fuzz harness, and the tracer code it skips is ptrace-only anyway.
-# Each file runs on one of the two nodes, which keeps CI's added time near seven minutes: on Node
+# Each file runs on one of the two nodes, which keeps CI's added time near seven minutes with the build: on Node
 # 26 the files whose decoding depends on the V8 line (frames, names, positions, inlining, cores of
 # that V8, dumps, await chains, the tracer's safety and the torture slice); on the system's node
 # the others that reach v8walk's C code other ways (the sampler's paths, damaged cores, hostile
-# files and perf maps, the stack copies, source maps, the output formats, the export, the command
-# line's errors, launch mode, --version-info). The files that only repeat those paths on other
-# workloads (the oracle, the shares, the containers' and the version matrix's) are left out.
+# files, the stack copies, source maps, periods, the command line's errors, launch mode,
+# --version-info). Left out: the files that repeat those paths on other workloads (the oracle, the
+# shares, the containers'), and those whose decoders of outside input the fuzz harnesses run under
+# the same sanitizers (perf maps, ClickHouse's answers and the spool; the output formats' writers
+# are covered by the unit tests under ASan).
 # ASAN_E2E_FILES_SYSTEM / ASAN_E2E_FILES_26="a.test.js …" choose others. On the system's node
 # v8walk copies the stacks itself (V8WALK_STACK_COPY=read: the fallback where perf events are not
 # allowed, which the other passes, where the kernel copies them, do not take); on Node 26 the
@@ -29,8 +31,8 @@ for node in "$(command -v node)" "$(scripts/fetch-node.sh 26.10.0)"; do
 	if [ "$node" = "$(command -v node)" ]; then
 		copy=read
 		files=${ASAN_E2E_FILES_SYSTEM:-sampler.test.js core_damage.test.js hostile.test.js \
-perfmap.test.js stack_copy.test.js stop_limit.test.js sourcemaps.test.js formats.test.js \
-clickhouse.test.js errors.test.js launch.test.js version_info.test.js periodic.test.js}
+stack_copy.test.js stop_limit.test.js sourcemaps.test.js errors.test.js launch.test.js \
+version_info.test.js periodic.test.js}
 	else
 		copy=
 		files=${ASAN_E2E_FILES_26:-names.test.js positions.test.js dump.test.js core.test.js \
