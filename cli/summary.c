@@ -129,8 +129,8 @@ void print_ptrace_notes(FILE *out, const struct sampler *s)
 			st->cut, (double)st->stack_max_ns / 1e3);
 	const struct stack_copier_stats *ks = s->copier ? stack_copier_stats(s->copier) : NULL;
 	if (ks && ks->noticed_late)
-		fprintf(out, "v8walk: %lu of those stops outlasted the limit by up to %.0f us: v8walk did not "
-			     "run when it passed (the machine gave v8walk's CPU to other work)\n",
+		fprintf(out, "v8walk: %lu stops outlasted the limit by up to %.0f us: v8walk did not run "
+			     "when it passed (its CPU held by its own copying helper or by other work)\n",
 			ks->noticed_late, (double)ks->noticed_late_max_ns / 1e3);
 	const struct switch_copy *k = &s->kcopy;
 	if (k->on) {

@@ -192,6 +192,14 @@ enum copy_result stack_copier_copy(struct stack_copier *k, pid_t pid, uint64_t a
 			cpu_relax();
 	}
 	k->st.copies++;
+	/* done, but seen past the limit: the tracer did not run when it passed (it had yielded its
+	 * CPU to the helper, which then copied, or something else held it) */
+	uint64_t t = now_ns();
+	if (t > deadline + STACK_COPIER_SLOW_NS) {
+		k->st.noticed_late++;
+		if (t - deadline > k->st.noticed_late_max_ns)
+			k->st.noticed_late_max_ns = t - deadline;
+	}
 	*got = atomic_load(&k->got);
 	return COPY_OK;
 }

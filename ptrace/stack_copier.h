@@ -31,9 +31,10 @@ enum copy_result {
 
 struct stack_copier_stats {
 	unsigned long copies, late, busy, wakes; /* wakes: hand-offs to a sleeping helper */
-	/* late copies whose limit the tracer noticed more than STACK_COPIER_SLOW_NS after it passed:
-	 * the tracer itself did not run (another task's kernel work without a preemption point, or
-	 * the hypervisor running another machine on its CPU), and the stop lasted that much longer */
+	/* copies (late or done) whose limit the tracer saw more than STACK_COPIER_SLOW_NS after it
+	 * passed: the tracer itself did not run then (it had yielded its CPU to the helper, which
+	 * copied on it; another task's kernel work without a preemption point; the hypervisor
+	 * running another machine on its CPU), and the stop lasted that much longer */
 	unsigned long noticed_late;
 	uint64_t noticed_late_max_ns;
 };

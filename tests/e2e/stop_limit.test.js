@@ -55,7 +55,7 @@ if (h.MODE === 'ptrace') {
       if (!cut)
         continue;
       const wait = +(/the longest wait for a copy was (\d+) us/.exec(limited.stderr) || [0, -1])[1];
-      const unran = +(/of those stops outlasted the limit by up to (\d+) us/.exec(limited.stderr) || [0, 0])[1];
+      const unran = +(/\d+ stops outlasted the limit by up to (\d+) us/.exec(limited.stderr) || [0, 0])[1];
       const bound = 1500 + unran + (SANITIZED ? 4 * pause.median : 0);
       assert.ok(wait >= 500, `the longest wait for a copy is said, and is at least the limit:\n${limited.stderr}`);
       assert.ok(wait <= bound, `with the limit the longest wait for a copy was ${wait} us (at most ${bound}; the longest stop ${pause.max} us)\n${limited.stderr}`);
