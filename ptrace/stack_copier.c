@@ -87,6 +87,9 @@ static void *helper_main(void *arg)
 			futex_wait(&k->wake, w);
 		atomic_store(&k->sleeping, 0);
 	}
+	/* a late job the end came before: never run, its buffer given up by the tracer */
+	if (atomic_load(&k->posted) != atomic_load(&k->done) && atomic_exchange(&k->let_go, 1))
+		free(k->dst);
 	if (atomic_load(&k->orphaned)) /* stack_copier_stop left it to us */
 		free(k);
 	return NULL;

@@ -39,9 +39,12 @@ Test(stack_copier, copies_in_time_then_late_then_busy_until_over)
 	/* an unreadable address: in time, nothing copied */
 	cr_assert_eq(stack_copier_copy(k, getpid(), 8, dst, 64, 100 * 1000 * 1000, &got), COPY_OK);
 	cr_assert_lt(got, 1);
-	/* no time at all: late; the buffer is the helper's now (it frees it) */
-	char *lent = malloc(sizeof(src));
-	cr_assert_eq(stack_copier_copy(k, getpid(), (uint64_t)(uintptr_t)src, lent, sizeof(src), 0, &got),
+	/* no time at all for 8 MiB: late (a copy seen done when the limit is checked would count as
+	 * done); the buffer is the helper's now (it frees it) */
+	static char big[8 << 20];
+	memset(big, 5, sizeof(big));
+	char *lent = malloc(sizeof(big));
+	cr_assert_eq(stack_copier_copy(k, getpid(), (uint64_t)(uintptr_t)big, lent, sizeof(big), 0, &got),
 		     COPY_LATE);
 	/* until that copy is over the helper takes nothing new; then it does */
 	enum copy_result r;
@@ -62,7 +65,7 @@ Test(stack_copier, copies_in_time_then_late_then_busy_until_over)
 Test(stack_copier, stopped_during_a_late_copy)
 {
 	struct stack_copier *k = start_or_skip();
-	static char src[1 << 20];
+	static char src[8 << 20];
 	memset(src, 1, sizeof(src));
 	char *lent = malloc(sizeof(src));
 	ssize_t got;
