@@ -65,20 +65,25 @@ function symbolTables() {
     return files.get(file);
   };
   return {
-    // the size of symbol `name` in file's own tables (what libunwind reads), or null
+    // the size of symbol `name` in file's own tables (what libunwind reads), or null; a name
+    // that several versions of a symbol share at different addresses (timer_settime@GLIBC_2.2.5
+    // and @@GLIBC_2.34) is as large as the smallest of them
     size(file, name) {
-      const s = load(file).own.find((x) => x.name === name);
-      return s ? s.size : null;
+      const same = load(file).own.filter((x) => x.name === name);
+      return same.length ? Math.min(...same.map((x) => x.size)) : null;
     },
     // the names (as v8walk shows them: aliases, e.g. __clone3 and __GI___clone3, are one
     // function) of the symbols that hold the address `off` past symbol `name`'s start; null when
     // `name` is not in the file
+    // (past each symbol of that name: which of them libunwind counted from, it does not say)
     at(file, name, off) {
       const t = load(file);
-      const s = t.own.find((x) => x.name === name);
-      if (!s) return null;
-      const addr = s.addr + off;
-      return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+      const same = t.own.filter((x) => x.name === name);
+      if (!same.length) return null;
+      return same.flatMap((s) => {
+        const addr = s.addr + off;
+        return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+      });
     },
   };
 }
