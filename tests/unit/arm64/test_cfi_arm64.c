@@ -12,34 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../symtab/native_names.h"
-#include "../../../mem/memsrc_live.h"
-#include "../../../walker/unwind.h"
+#include "../self_walk.h"
 
-struct walk {
-	struct addrspace as;
-	struct memsrc_live mem;
-	struct unwinder u;
-	struct intern names;
-	struct native_names nn;
-	struct raw_frame raw[128];
-	int n;
-	enum unwind_end end;
-};
-
-static void walk_self(struct walk *w, const struct regset *regs)
-{
-	addrspace_init(&w->as, getpid(), "");
-	cr_assert_eq(addrspace_load_proc(&w->as), 0);
-	memsrc_live_init(&w->mem, getpid());
-	unwinder_init(&w->u, &w->as);
-	intern_init(&w->names);
-	native_names_init(&w->nn, &w->as, &w->names, false);
-	const struct mapping *m = maps_find(&w->as.maps, regs->r[REG_SP]);
-	cr_assert_not_null(m);
-	struct stack_bounds b = {m->start, m->end};
-	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
-}
 
 /* walks from a point of this thread described by its pc, sp, fp and lr */
 static void walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, uint64_t lr)
@@ -51,32 +25,7 @@ static void walk_from(struct walk *w, uint64_t pc, uint64_t sp, uint64_t fp, uin
 	reg_set(&regs, REG_SP, sp);
 	reg_set(&regs, REG_FP, fp);
 	reg_set(&regs, REG_LR, lr);
-	walk_self(w, &regs);
-}
-
-static const char *name_at(struct walk *w, int i)
-{
-	uint32_t file;
-	uint64_t off;
-	bool ret = w->raw[i].how != FRAME_TOP && w->raw[i].how != FRAME_SIGNAL_RESUME;
-	return intern_get(&w->names, native_name(&w->nn, w->raw[i].pc, ret, &file, &off));
-}
-
-static int find(struct walk *w, const char *name)
-{
-	for (int i = 0; i < w->n; i++)
-		if (strcmp(name_at(w, i), name) == 0)
-			return i;
-	return -1;
-}
-
-static void walk_free(struct walk *w)
-{
-	native_names_free(&w->nn);
-	intern_free(&w->names);
-	unwinder_free(&w->u);
-	memsrc_live_close(&w->mem);
-	addrspace_free(&w->as);
+	self_walk(w, &regs);
 }
 
 /* Does this CPU authenticate pointers (the kernel enabled PAC for user space)? */
@@ -126,14 +75,14 @@ Test(cfi_arm64, unwinds_own_signed_stack_to_the_outermost_frame)
 			      "the saved return address %#llx carries an authentication code",
 			      (unsigned long long)saved_lr);
 	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame");
-	int a = find(&w, "capture_and_walk"), b = find(&w, "middle_fn"), d = find(&w, "outer_fn");
+	int a = self_walk_find(&w, "capture_and_walk"), b = self_walk_find(&w, "middle_fn"), d = self_walk_find(&w, "outer_fn");
 	cr_assert(a == 0 && b == 1 && d == 2, "capture_and_walk=%d middle_fn=%d outer_fn=%d", a, b, d);
 	cr_assert_eq(w.raw[1].how, FRAME_CFI);
 	for (int i = 1; i < w.n; i++) {
 		cr_assert_eq(w.raw[i].pc & regset_pac_mask_default(), 0, "frame %d's pc is an address", i);
 		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
 	}
-	walk_free(&w);
+	self_walk_free(&w);
 }
 
 /* A leaf function as libc's syscall() is one (Atomics.wait sleeps in it from Node 24 on): no
@@ -178,11 +127,11 @@ Test(cfi_arm64, a_leaf_at_the_top_returns_to_lr_with_the_same_sp)
 	static struct walk w;
 	leaf_outer(&w);
 	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
-	int a = find(&w, "v8w_test_leaf_capture"), b = find(&w, "leaf_caller"), c = find(&w, "leaf_outer");
+	int a = self_walk_find(&w, "v8w_test_leaf_capture"), b = self_walk_find(&w, "leaf_caller"), c = self_walk_find(&w, "leaf_outer");
 	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d leaf_caller=%d leaf_outer=%d", a, b, c);
 	cr_assert_eq(w.raw[1].how, FRAME_CFI);
 	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "a leaf keeps its caller's sp");
 	for (int i = 2; i < w.n; i++)
 		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
-	walk_free(&w);
+	self_walk_free(&w);
 }

@@ -7,59 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../symtab/native_names.h"
-#include "../../../mem/memsrc_live.h"
-#include "../../../walker/unwind.h"
+#include "../self_walk.h"
 
-struct walk {
-	struct addrspace as;
-	struct memsrc_live mem;
-	struct unwinder u;
-	struct intern names;
-	struct native_names nn;
-	struct raw_frame raw[128];
-	int n;
-	enum unwind_end end;
-};
-
-static void walk_self(struct walk *w, const struct regset *regs)
-{
-	addrspace_init(&w->as, getpid(), "");
-	cr_assert_eq(addrspace_load_proc(&w->as), 0);
-	memsrc_live_init(&w->mem, getpid());
-	unwinder_init(&w->u, &w->as);
-	intern_init(&w->names);
-	native_names_init(&w->nn, &w->as, &w->names, false);
-	const struct mapping *m = maps_find(&w->as.maps, regs->r[REG_SP]);
-	cr_assert_not_null(m);
-	struct stack_bounds b = {m->start, m->end};
-	w->n = unwind_stack(&w->u, regs, &w->mem.base, &b, w->raw, 128, &w->end);
-}
-
-static const char *name_at(struct walk *w, int i)
-{
-	uint32_t file;
-	uint64_t off;
-	bool ret = w->raw[i].how != FRAME_TOP && w->raw[i].how != FRAME_SIGNAL_RESUME;
-	return intern_get(&w->names, native_name(&w->nn, w->raw[i].pc, ret, &file, &off));
-}
-
-static int find(struct walk *w, const char *name)
-{
-	for (int i = 0; i < w->n; i++)
-		if (strcmp(name_at(w, i), name) == 0)
-			return i;
-	return -1;
-}
-
-static void walk_free(struct walk *w)
-{
-	native_names_free(&w->nn);
-	intern_free(&w->names);
-	unwinder_free(&w->u);
-	memsrc_live_close(&w->mem);
-	addrspace_free(&w->as);
-}
 
 static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
 {
@@ -71,7 +20,7 @@ static __attribute__((noinline, noipa)) void capture_and_walk(struct walk *w)
 	reg_set(&regs, REG_PC, rip);
 	reg_set(&regs, REG_SP, rsp);
 	reg_set(&regs, REG_FP, rbp);
-	walk_self(w, &regs);
+	self_walk(w, &regs);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -92,12 +41,12 @@ Test(cfi, unwinds_own_stack_to_the_outermost_frame)
 	static struct walk w;
 	outer_fn(&w);
 	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the frame whose return address is undefined");
-	int a = find(&w, "capture_and_walk"), b = find(&w, "middle_fn"), d = find(&w, "outer_fn");
+	int a = self_walk_find(&w, "capture_and_walk"), b = self_walk_find(&w, "middle_fn"), d = self_walk_find(&w, "outer_fn");
 	cr_assert(a == 0 && b == 1 && d == 2, "capture_and_walk=%d middle_fn=%d outer_fn=%d", a, b, d);
 	cr_assert_eq(w.raw[1].how, FRAME_CFI);
 	for (int i = 1; i < w.n; i++)
 		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
-	walk_free(&w);
+	self_walk_free(&w);
 }
 
 static struct walk in_handler;
@@ -123,7 +72,7 @@ Test(cfi, unwinds_through_a_signal_frame)
 	sigaction(SIGUSR1, &sa, NULL);
 	raise_from_here();
 	struct walk *w = &in_handler;
-	int h = find(w, "on_signal"), r = find(w, "raise_from_here");
+	int h = self_walk_find(w, "on_signal"), r = self_walk_find(w, "raise_from_here");
 	cr_assert(h == 1, "on_signal at %d", h);
 	cr_assert(r > h, "raise_from_here (%d) found beyond the signal frame", r);
 	bool resumed = false;
@@ -131,7 +80,7 @@ Test(cfi, unwinds_through_a_signal_frame)
 		resumed |= w->raw[i].how == FRAME_SIGNAL_RESUME;
 	cr_assert(resumed, "the interrupted state was restored from the signal frame");
 	cr_assert_eq(w->end, UNWIND_COMPLETE);
-	walk_free(w);
+	self_walk_free(w);
 }
 
 /* A function's epilogue as compilers describe it: after its pops, at its ret, the CFA is rsp + 8
@@ -169,12 +118,12 @@ Test(cfi, a_register_saved_below_sp_is_its_value_not_the_dead_slot)
 	reg_set(&regs, REG_PC, (uint64_t)(uintptr_t)epi_ret);
 	reg_set(&regs, REG_SP, (uint64_t)(uintptr_t)&stk[2]);
 	reg_set(&regs, REG_FP, rbp);
-	walk_self(&w, &regs);
+	self_walk(&w, &regs);
 	__asm__ volatile("" ::: "memory");
 	cr_assert_geq(w.n, 2, "the caller was found (%d frames)", w.n);
 	cr_assert_eq(w.raw[1].pc, stk[2]);
 	cr_assert_eq(w.raw[1].how, FRAME_CFI);
 	cr_assert_eq(w.raw[1].fp, rbp, "the caller's rbp is the register's %#llx, not the dead slot's",
 		     (unsigned long long)rbp);
-	walk_free(&w);
+	self_walk_free(&w);
 }
