@@ -36,6 +36,10 @@ function runs(stop) {
 // aliases), or "[unknown]" where none does.
 function sameName(f, g, syms) {
   if (f[2] === g[1]) return 'yes';
+  // libunwind named nothing (a pc in no symbol and before every one of the file's: a PLT stub):
+  // the same answer as v8walk's "[unknown] (module+0xOFF)" when no symbol holds that file offset
+  const unknown = /^\[unknown\] \(.*\+0x([0-9a-f]+)\)$/.exec(f[2]);
+  if (!g[1] && !g[2] && unknown && g[4]) return syms.atFileOffset(g[4], parseInt(unknown[1], 16)).length === 0 ? 'yes' : 'no';
   if (!g[2] || !g[4]) return 'no';
   const size = syms.size(g[4], g[2]);
   if (size === null || g[3] < size) return 'no';

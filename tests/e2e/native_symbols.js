@@ -53,6 +53,14 @@ function debugFileOf(file) {
   } catch { return null; }
 }
 
+// [{off, vaddr, filesz}] of the file's loadable segments (readelf -lW)
+function loadSegments(file) {
+  let text = '';
+  try { text = execFileSync('readelf', ['-lW', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); } catch { return []; }
+  return text.split('\n').map((l) => /^\s*LOAD\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)/.exec(l))
+    .filter(Boolean).map((m) => ({ off: parseInt(m[1], 16), vaddr: parseInt(m[2], 16), filesz: parseInt(m[3], 16) }));
+}
+
 function symbolTables() {
   const files = new Map();
   const load = (file) => {
@@ -60,7 +68,7 @@ function symbolTables() {
       const own = [...nmList([], file), ...nmList(['-D'], file)];
       const dbg = debugFileOf(file);
       const all = dbg ? [...own, ...nmList([], dbg)] : own;
-      files.set(file, { own, all });
+      files.set(file, { own, all, segments: loadSegments(file) });
     }
     return files.get(file);
   };
@@ -84,6 +92,15 @@ function symbolTables() {
         const addr = s.addr + off;
         return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
       });
+    },
+    // the names of the symbols that hold file offset `off` (its address through the loadable
+    // segment that maps it; every name when no segment does, so that nothing passes unchecked)
+    atFileOffset(file, off) {
+      const t = load(file);
+      const seg = t.segments.find((s) => off >= s.off && off < s.off + s.filesz);
+      if (!seg) return ['(no loadable segment holds the offset)'];
+      const addr = seg.vaddr + (off - seg.off);
+      return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
     },
   };
 }
