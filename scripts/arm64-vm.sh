@@ -22,7 +22,8 @@
 #
 # The guest: qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on (pointer authentication on,
 # with the cheaper-to-emulate algorithm), TCG (KVM on an arm64 host), ARM64_VM_SMP CPUs (2),
-# ARM64_VM_MEM (6G). ARM64_VM_TIMEOUT (seconds, 7200) bounds a run.
+# ARM64_VM_MEM (6G). ARM64_VM_TIMEOUT (seconds, 7200) bounds a run. ARM64_VM_APPEND adds to the
+# kernel's command line (e.g. "loglevel=5": a soft lockup's call trace on the console).
 set -eu
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -214,7 +215,7 @@ run_guest() {
 		-kernel "$img/vmlinuz" -initrd "$img/rootfs.cpio" \
 		-virtfs "local,path=$here,mount_tag=repo,security_model=none,id=repo" \
 		-virtfs "local,path=$NODE_CACHE,mount_tag=nodes,security_model=none,id=nodes,readonly=on" \
-		-append "console=ttyAMA0 rdinit=/sbin/v8walk-init panic=-1 quiet loglevel=3 v8walk.repo=$here v8walk.nodes=$NODE_CACHE v8walk.out=$out" \
+		-append "console=ttyAMA0 rdinit=/sbin/v8walk-init panic=-1 quiet loglevel=3 ${ARM64_VM_APPEND:-} v8walk.repo=$here v8walk.nodes=$NODE_CACHE v8walk.out=$out" \
 		< /dev/null > "$out/console" 2>&1 || true
 	t1=$(date +%s)
 	echo "arm64-vm: the guest ran $((t1 - t0)) s" >&2

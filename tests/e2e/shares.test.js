@@ -80,7 +80,18 @@ async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
   const r = await run.done;
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
-  return fixtures.map((f, i) => checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu));
+  return fixtures.map((f, i) => {
+    const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu);
+    if (!c.ok) c.text += `\n${whereSamplesWent(stacks, f.pid)}\n  v8walk's summary: ${r.stderr.trim().split('\n').slice(-15).join('\n    ')}`;
+    return c;
+  });
+}
+
+// Where a process's samples went, for a failed check: its five largest stacks (thread and the
+// three innermost frames).
+function whereSamplesWent(stacks, pid) {
+  return stacks.filter((s) => s.frames[0].endsWith(`(${pid})`)).sort((a, b) => b.count - a.count).slice(0, 5)
+    .map((s) => `  ${s.count} × ${s.frames.slice(0, 2).join(';')} … ${s.frames.slice(-3).join(';')}`).join('\n');
 }
 
 // `count` spinners.js of 1 + `workers` threads each (under `wrap`: a command that runs node).
