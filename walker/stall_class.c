@@ -36,6 +36,28 @@ static bool is_v8(const struct intern *strings, const struct frame *f)
 	return f->kind == FK_NATIVE && (has_prefix(strings, f, "v8::") || has_prefix(strings, f, "Builtins_"));
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A builtin that is how V8 runs a script's unoptimized code, not a function the script called:
+ * the interpreter's bytecode handlers (Builtins_JumpLoopHandler, Builtins_LdaZeroHandler_Wide),
+ * its entry, and the stubs baseline (Sparkplug) code calls for its operations
+ * (Builtins_MultiplySmi_Baseline). A loop that has not been optimized yet runs in them. */
+static bool runs_script_code(const struct intern *strings, const struct frame *f)
+{
+	if (!f->name || !(f->kind == FK_BUILTIN || f->kind == FK_NATIVE))
+		return false;
+	const char *name = intern_get(strings, f->name);
+	if (strncmp(name, "Builtins_", 9) != 0)
+		return false;
+	return has_suffix(name, "Handler") || has_suffix(name, "Handler_Wide") ||
+	       has_suffix(name, "Handler_ExtraWide") || has_suffix(name, "_Baseline") ||
+	       strcmp(name, "Builtins_InterpreterEntryTrampoline") == 0;
+}
+
 enum stall_class stall_class_of(const struct intern *strings, const struct frame *f, int n,
 				int *named)
 {
@@ -53,7 +75,10 @@ enum stall_class stall_class_of(const struct intern *strings, const struct frame
 			}
 		return STALL_NATIVE;
 	}
-	if (js == 0)
+	int own = 0; /* the interpreter's or baseline code's own stubs right above the script */
+	while (own < js && runs_script_code(strings, &f[js - 1 - own]))
+		own++;
+	if (own == js)
 		return STALL_JS;
 	/* nearest the JavaScript first: the binding or builtin it called */
 	for (int i = js - 1; i >= 0; i--)
@@ -61,8 +86,9 @@ enum stall_class stall_class_of(const struct intern *strings, const struct frame
 			*named = f[i].name ? i : -1;
 			return STALL_NATIVE;
 		}
-	/* the builtin: past the trampoline into V8's C++ (Builtins_CEntry_…) */
-	for (int i = js - 1; i >= 0 && *named < 0; i--)
+	/* the builtin: past the stubs running the script and the trampoline into V8's C++
+	 * (Builtins_CEntry_…) */
+	for (int i = js - 1 - own; i >= 0 && *named < 0; i--)
 		if (f[i].name && !has_prefix(strings, &f[i], "Builtins_CEntry"))
 			*named = i;
 	return STALL_BUILTIN;

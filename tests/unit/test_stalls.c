@@ -45,6 +45,16 @@ Test(stalls, each_sample_classed_and_named)
 	cr_assert_eq(stall_class_of(&strings, js, 2, &named), STALL_JS);
 	cr_assert_eq(named, -1);
 
+	struct frame cold[] = {builtin("Builtins_MultiplySmi_Baseline"), fb_js(&strings, "busyLoop", "/app/a.js", 9, 3)};
+	cr_assert_eq(stall_class_of(&strings, cold, 2, &named), STALL_JS, "baseline code's own stub runs the script");
+	struct frame interp[] = {builtin("Builtins_JumpLoopHandler"), fb_js(&strings, "busyLoop", "/app/a.js", 9, 3)};
+	cr_assert_eq(stall_class_of(&strings, interp, 2, &named), STALL_JS, "a bytecode handler runs the script");
+	struct frame called[] = {builtin("Builtins_ArrayPrototypeSort"), builtin("Builtins_CallFunction_ReceiverIsAny_Baseline"),
+				 fb_js(&strings, "busyLoop", "/app/a.js", 9, 3)};
+	cr_assert_eq(stall_class_of(&strings, called, 3, &named), STALL_BUILTIN, "a builtin called from baseline code");
+	cr_assert_str_eq(intern_get(&strings, called[named].name), "Builtins_ArrayPrototypeSort",
+			 "past the stub that called it");
+
 	struct frame json[] = {fb_native(&strings, "v8::internal::JsonParser<unsigned char>::ParseJson"),
 			       fb_native(&strings, "v8::internal::Builtin_JsonParse"),
 			       builtin("Builtins_CEntry_Return1_ArgvOnStack_BuiltinExit"),
