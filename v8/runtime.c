@@ -164,7 +164,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static enum builtin_role role_of(const char *name)
+enum builtin_role v8_builtin_role(const char *name)
 {
 	if (strncmp(name, "Builtins_Interpreter", 20) == 0 || ends_with(name, "Handler"))
 		return BR_INTERPRETER;
@@ -200,7 +200,7 @@ void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t 
 		const struct elf_sym *s = elf_image_func_at(ai.mod->img, ai.vaddr);
 		if (s) {
 			out->builtin = s->name;
-			out->role = role_of(s->name);
+			out->role = v8_builtin_role(s->name);
 			out->bytecode_handler = ends_with(s->name, "Handler");
 		}
 	}

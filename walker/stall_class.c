@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../v8/runtime.h"
 #include "gc_frames.h"
 
 const char *stall_class_name(enum stall_class c)
@@ -36,26 +37,16 @@ static bool is_v8(const struct intern *strings, const struct frame *f)
 	return f->kind == FK_NATIVE && (has_prefix(strings, f, "v8::") || has_prefix(strings, f, "Builtins_"));
 }
 
-static bool has_suffix(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* A builtin that is how V8 runs a script's unoptimized code, not a function the script called:
- * the interpreter's bytecode handlers (Builtins_JumpLoopHandler, Builtins_LdaZeroHandler_Wide),
- * its entry, and the stubs baseline (Sparkplug) code calls for its operations
- * (Builtins_MultiplySmi_Baseline). A loop that has not been optimized yet runs in them. */
+ * the interpreter's entries and bytecode handlers (Builtins_JumpLoopHandler) and the stubs
+ * baseline (Sparkplug) code calls for its operations (Builtins_MultiplySmi_Baseline). A loop
+ * that has not been optimized yet runs in them. */
 static bool runs_script_code(const struct intern *strings, const struct frame *f)
 {
 	if (!f->name || !(f->kind == FK_BUILTIN || f->kind == FK_NATIVE))
 		return false;
-	const char *name = intern_get(strings, f->name);
-	if (strncmp(name, "Builtins_", 9) != 0)
-		return false;
-	return has_suffix(name, "Handler") || has_suffix(name, "Handler_Wide") ||
-	       has_suffix(name, "Handler_ExtraWide") || has_suffix(name, "_Baseline") ||
-	       strcmp(name, "Builtins_InterpreterEntryTrampoline") == 0;
+	enum builtin_role r = v8_builtin_role(intern_get(strings, f->name));
+	return r == BR_INTERPRETER || r == BR_BASELINE_HELPER;
 }
 
 enum stall_class stall_class_of(const struct intern *strings, const struct frame *f, int n,

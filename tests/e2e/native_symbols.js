@@ -61,6 +61,11 @@ function loadSegments(file) {
     .filter(Boolean).map((m) => ({ off: parseInt(m[1], 16), vaddr: parseInt(m[2], 16), filesz: parseInt(m[3], 16) }));
 }
 
+// the names (as v8walk shows them) of the symbols of a file's tables `t` that hold address addr
+function holders(t, addr) {
+  return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+}
+
 function symbolTables() {
   const files = new Map();
   const load = (file) => {
@@ -89,8 +94,7 @@ function symbolTables() {
       const same = t.own.filter((x) => x.name === name);
       if (!same.length) return null;
       return same.flatMap((s) => {
-        const addr = s.addr + off;
-        return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+        return holders(t, s.addr + off);
       });
     },
     // the names of the symbols that hold file offset `off` (its address through the loadable
@@ -99,8 +103,7 @@ function symbolTables() {
       const t = load(file);
       const seg = t.segments.find((s) => off >= s.off && off < s.off + s.filesz);
       if (!seg) return ['(no loadable segment holds the offset)'];
-      const addr = seg.vaddr + (off - seg.off);
-      return t.all.filter((x) => x.size > 0 && addr >= x.addr && addr < x.addr + x.size).map((x) => x.shown);
+      return holders(t, seg.vaddr + (off - seg.off));
     },
   };
 }
