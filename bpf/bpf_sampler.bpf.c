@@ -313,11 +313,26 @@ static __always_inline __u64 sample_size(const struct v8w_sample *s)
 	return sizeof(s->rec) + len;
 }
 
+/* Is a thread in the kernel inside one of its loop's waits (util/loop_wait.h)? The system call
+ * its user registers were saved for; a thread in user mode, or in the kernel for an interrupt or
+ * a fault, has none. */
+static __always_inline bool in_loop_wait_call(struct task_struct *t)
+{
+	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(t);
+	return syscall_is_loop_wait(V8W_UREGS_SYSCALL(uregs));
+}
+
 /* --stalls: is this a target's main thread whose loop iteration has run for stall_ns or more
- * (*start: when it began)? */
-static __always_inline bool in_stall(__u32 tgid, __u32 tid, __u64 now, __u64 *start)
+ * (*start: when it began)? Not once it is back in its loop's wait: the iteration ended as the
+ * call began, though the kernel can take a sample or preempt it on the way into the call, before
+ * the call's tracepoint ends the iteration (loop_back_to_wait); nor in such a call of a loop
+ * v8walk found outside its wait as it started (watch_loop) that was entering it then. */
+static __always_inline bool in_stall(__u32 tgid, __u32 tid, __u64 now, __u64 *start,
+				     struct task_struct *t, bool in_kernel)
 {
 	if (tid != tgid)
+		return false;
+	if (in_kernel && in_loop_wait_call(t))
 		return false;
 	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
 	if (!l || !l->busy_since || now < l->busy_since || now - l->busy_since < stall_ns)
@@ -333,7 +348,8 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	__u64 now = bpf_ktime_get_ns(), stall_start = 0;
-	if (stall_ns && !in_stall(tgid, tid, now, &stall_start))
+	if (stall_ns && !in_stall(tgid, tid, now, &stall_start, bpf_get_current_task_btf(),
+				  V8W_CTX_IN_KERNEL(ctx)))
 		return 0;
 	struct v8w_sample *s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -393,9 +409,7 @@ static __always_inline bool main_thread_sleep(struct task_struct *prev, __u32 tg
 {
 	if (tid != tgid)
 		return false;
-	struct pt_regs *uregs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	long nr = V8W_UREGS_SYSCALL(uregs);
-	return !syscall_is_loop_wait(nr);
+	return !in_loop_wait_call(prev);
 }
 
 /* A thread about to run again: the time it waited since it was parked is owed as samples, one per
@@ -470,7 +484,8 @@ static __always_inline void switch_stall(struct task_struct *prev, struct task_s
 	if (current_ids(&tgid, &tid) && tid == tgid && bpf_map_lookup_elem(&targets, &tgid)) {
 		struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
 		bool asleep = BPF_CORE_READ(prev, __state) != 0;
-		if (l && l->busy_since && (asleep || now - l->busy_since >= stall_ns / 2)) {
+		if (l && l->busy_since && (asleep || now - l->busy_since >= stall_ns / 2) &&
+		    !in_loop_wait_call(prev)) {
 			park(prev, now, tgid, tid, V8W_F_STALL);
 			__u32 key = BPF_CORE_READ(prev, pid);
 			struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
