@@ -50,20 +50,25 @@ function samplesOf(stacks, pid) {
 // was preempted while it ran; schedstat's wait holds besides the waits of threads woken from a
 // sleep (V8's helpers, the main thread woken by the test), which are not samples, and which a
 // machine loaded with other work makes long: the CPU time is the floor, CPU and wait the ceiling.
-function checkShare(label, n, from, to, onCpu) {
-  const cpu = to.cpu - from.cpu, wait = to.wait - from.wait;
-  const floor = RATE * cpu, due = onCpu ? floor : RATE * (cpu + wait);
+// A wait is due from its start: one that began after v8walk attached its sampler but before the
+// window opened is counted whole when the thread runs again, so the ceiling counts waits from a
+// reading taken before v8walk started (`before`).
+function checkShare(label, n, from, to, onCpu, before = from) {
+  const cpu = to.cpu - from.cpu, wait = to.wait - before.wait;
+  const floor = RATE * cpu, due = onCpu ? floor : RATE * (to.cpu - before.cpu + wait);
   // a thread that runs in slices shorter than the period (a machine busy with other work) is
   // found by a tick with the chance slice ÷ period: its count scatters by about √due
   const ok = n >= 0.85 * floor - 4 - 3 * Math.sqrt(floor) && n <= 1.15 * due + 4 + 3 * Math.sqrt(due);
-  return { ok, text: `${label}: ${n} samples${onCpu ? ' on-CPU' : ''} for ${cpu.toFixed(2)} s of CPU and ${wait.toFixed(2)} s waiting for one (due ${due === floor ? '' : `${floor.toFixed(0)} to `}${due.toFixed(0)})` };
+  return { ok, text: `${label}: ${n} samples${onCpu ? ' on-CPU' : ''} for ${cpu.toFixed(2)} s of CPU in the window and ${wait.toFixed(2)} s waiting for one since v8walk started (due ${due === floor ? '' : `${floor.toFixed(0)} to `}${due.toFixed(0)})` };
 }
 
 // Each fixture busy (spinners.js: `spin`) for WINDOW_MS while v8walk samples them with `args`;
-// each process's schedstat read once v8walk says it samples and once every thread rests again,
+// each process's schedstat read before v8walk starts (for the waits' ceiling), once v8walk says
+// it samples and once every thread rests again,
 // then v8walk stopped by SIGINT: the processes were asleep outside the window, so what the kernel
 // accounted between the readings is all there was to sample. One check per process.
 async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
+  const before = fixtures.map((f) => schedSeconds(f.pid));
   const run = h.startV8walk([...args, ...(onCpu ? ['--on-cpu'] : []), '--rate', String(RATE), '--raw', '--function'], { wrap });
   await run.sampling;
   const from = fixtures.map((f) => schedSeconds(f.pid));
@@ -81,7 +86,7 @@ async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   return fixtures.map((f, i) => {
-    const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu);
+    const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu, before[i]);
     if (!c.ok) c.text += `\n${whereSamplesWent(stacks, f.pid)}\n  v8walk's summary: ${r.stderr.trim().split('\n').slice(-15).join('\n    ')}`;
     return c;
   });
