@@ -65,10 +65,9 @@ bool v8_image_has_v8(const struct elf_image *img);
 enum v8_open_status v8_runtime_open(struct v8_runtime *rt, struct addrspace *as,
 				    const struct v8_version *force, struct strbuf *msg);
 void v8_runtime_free(struct v8_runtime *rt);
-/* Classify a code address (pc) of the target. */
 /* The role of the builtin named `name` (its symbol, "Builtins_JumpLoopHandler"). */
 enum builtin_role v8_builtin_role(const char *name);
-
+/* Classify a code address (pc) of the target. */
 void v8_classify_pc(const struct v8_runtime *rt, struct addrspace *as, uint64_t pc,
 		    struct pc_info *out);
 /* What v8_classify_pc said of the pcs asked last (direct-mapped), while the address space's

@@ -93,9 +93,7 @@ function symbolTables() {
       const t = load(file);
       const same = t.own.filter((x) => x.name === name);
       if (!same.length) return null;
-      return same.flatMap((s) => {
-        return holders(t, s.addr + off);
-      });
+      return same.flatMap((s) => holders(t, s.addr + off));
     },
     // the names of the symbols that hold file offset `off` (its address through the loadable
     // segment that maps it; every name when no segment does, so that nothing passes unchecked)
