@@ -84,6 +84,10 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 			sb_printf(&line, "; the main thread's pause median %.0f us, p99 %.0f us, max %.0f us",
 				  (double)histogram_quantile(m, 0.5) / 1e3,
 				  (double)histogram_quantile(m, 0.99) / 1e3, (double)m->max_ns / 1e3);
+		if (m && m->n)
+			sb_printf(&line, "; the main thread's stops %.1f ms in all from request to resume "
+				  "(%.2f%% of the run)", (double)st->main_stops_ns / 1e6,
+				  secs > 0 ? 100.0 * (double)st->main_stops_ns / 1e9 / secs : 0.0);
 	}
 	sb_printf(&line, "; max lag %.1f ms; v8walk CPU %.1f%%\n", (double)st->max_lag_ns / 1e6,
 		  secs > 0 ? 100.0 * cpu / secs : 0.0);

@@ -41,7 +41,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .missed_as = "missed", .processes = 1,
 				  .threads = s->tr->threads_seen, .max_lag_ns = st->max_lag_ns,
 				  .start_ns = st->start_ns, .end_ns = st->end_ns,
-				  .pauses = &st->pauses, .main_pauses = &st->main_pauses, .ticks = st->ticks, .reads = s->live.reads,
+				  .pauses = &st->pauses, .main_pauses = &st->main_pauses, .main_stops_ns = st->main_stops_ns, .ticks = st->ticks, .reads = s->live.reads,
 				  .stop_reads = st->stop_reads, .gc_slept = st->gc_slept,
 				  .late = st->late};
 	const struct async_stats *as = &s->sw->async.st;

@@ -270,8 +270,10 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	c->held_ns = now_ns() - t0;
 	s->st.stop_reads += s->live.reads - reads;
 	histogram_add(&s->st.pauses, c->held_ns);
-	if (t->tid == s->pid)
+	if (t->tid == s->pid) {
 		histogram_add(&s->st.main_pauses, c->held_ns);
+		s->st.main_stops_ns += now_ns() - c->asked_ns;
+	}
 }
 
 /* A GC moved what the frames were named from: they are not guessed (nor is a JS frame whose decode

@@ -50,6 +50,7 @@ struct sampler_stats {
 	uint64_t start_ns, end_ns;
 	struct histogram pauses; /* how long each thread was held stopped */
 	struct histogram main_pauses; /* of those, the main thread's (what the floor probe stops) */
+	uint64_t main_stops_ns; /* the main thread's stops in all, each from its request to its resume */
 	uint64_t max_lag_ns; /* longest wait from PTRACE_INTERRUPT to the stop */
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */

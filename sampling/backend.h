@@ -31,6 +31,7 @@ struct run_stats {
 	/* a sampler that stops threads (ptrace; pauses is NULL otherwise) */
 	const struct histogram *pauses; /* how long each thread was held */
 	const struct histogram *main_pauses; /* of those, the main thread's (the process's own tid) */
+	uint64_t main_stops_ns; /* the main thread's stops in all, each from its request to its resume */
 	unsigned long ticks;
 	unsigned long reads, stop_reads; /* of target memory, and those while a thread was held */
 	/* --async (walker/async_frames.h): samples resumed from the microtask queue; of those, with

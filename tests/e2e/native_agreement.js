@@ -13,7 +13,8 @@
 // function of a stripped library, e.g. libc's __libc_start_call_main) libunwind gives the nearest
 // symbol before the pc, which does not hold it; v8walk says "[unknown] (module+0xOFF)". Such a
 // frame counts as agreeing when the symbol libunwind named ends before the pc (symbolSize: the
-// symbol's size in the file's symbol tables).
+// symbol's size in the file's symbol tables), or has no size there (_init before a PLT stub) and
+// no symbol holds the pc.
 'use strict';
 
 const isNative = (kind, name) => kind === 'native' || (kind === 'unknown' && !name.includes('JIT code'));
@@ -39,10 +40,14 @@ function sameName(f, g, syms) {
   // libunwind named nothing (a pc in no symbol and before every one of the file's: a PLT stub):
   // the same answer as v8walk's "[unknown] (module+0xOFF)" when no symbol holds that file offset
   const unknown = /^\[unknown\] \(.*\+0x([0-9a-f]+)\)$/.exec(f[2]);
-  if (!g[1] && !g[2] && unknown && g[4]) return syms.atFileOffset(g[4], parseInt(unknown[1], 16)).length === 0 ? 'yes' : 'no';
+  const inNoSymbol = () => syms.atFileOffset(g[4], parseInt(unknown[1], 16)).length === 0;
+  if (!g[1] && !g[2] && unknown && g[4]) return inNoSymbol() ? 'yes' : 'no';
   if (!g[2] || !g[4]) return 'no';
   const size = syms.size(g[4], g[2]);
-  if (size === null || g[3] < size) return 'no';
+  // a symbol without an extent in the file's tables (size 0: _init, which a PLT stub follows):
+  // libunwind's nearest symbol before the pc, which holds nothing
+  if (size === null) return unknown && inNoSymbol() ? 'libunwind' : 'no';
+  if (g[3] < size) return 'no';
   const holders = syms.at(g[4], g[2], g[3]) || [];
   return (holders.length === 0 && f[2].startsWith('[unknown]')) || holders.includes(f[2]) ? 'libunwind' : 'no';
 }
