@@ -126,6 +126,21 @@ const void *memsnap_find(struct memsnap *s, uint64_t addr, size_t len)
 	return NULL;
 }
 
+/* Where the first range that starts above addr begins (UINT64_MAX: none does). */
+static uint64_t next_start(const struct memsnap *s, uint64_t addr)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t i = 0; i < s->nlarge; i++) {
+		uint64_t a = s->ranges[s->large[i]].addr;
+		if (a > addr && a < next)
+			next = a;
+	}
+	size_t k = upper_bound(s, addr);
+	if (k < s->nsmall && s->ranges[s->by_addr[k]].addr < next)
+		next = s->ranges[s->by_addr[k]].addr;
+	return next;
+}
+
 static uint8_t *reserve(struct memsnap *s, size_t len)
 {
 	if (s->used + len > s->budget)
@@ -210,15 +225,21 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 		return 0;
 	struct want *w = xcalloc(n, sizeof(*w));
 	size_t nw = 0;
-	for (size_t i = 0; i < n; i++)
-		if (lens[i] && !memsnap_find(s, addrs[i], lens[i]) && !on_bad_page(s, addrs[i], lens[i]))
-			w[nw++] = (struct want){addrs[i], addrs[i] + lens[i]};
+	/* a copy is never read over again: a range whose start is held is left to the reads (which
+	 * take the held bytes from the copy), and one that runs into a held range stops there */
+	for (size_t i = 0; i < n; i++) {
+		if (!lens[i] || memsnap_find(s, addrs[i], lens[i]) || memsnap_find(s, addrs[i], 1) ||
+		    on_bad_page(s, addrs[i], lens[i]))
+			continue;
+		uint64_t end = addrs[i] + lens[i], next = next_start(s, addrs[i]);
+		w[nw++] = (struct want){addrs[i], end < next ? end : next};
+	}
 	qsort(w, nw, sizeof(*w), cmp_want);
 	struct want *g = xcalloc(nw ? nw : 1, sizeof(*g)); /* the merged reads */
 	size_t m = 0;
 	for (size_t i = 0; i < nw; i++) {
 		if (m && w[i].addr <= g[m - 1].end + MERGE_GAP &&
-		    (w[i].end - 1) / PAGE == g[m - 1].addr / PAGE) {
+		    (w[i].end - 1) / PAGE == g[m - 1].addr / PAGE && w[i].end <= next_start(s, g[m - 1].addr)) {
 			if (w[i].end > g[m - 1].end)
 				g[m - 1].end = w[i].end;
 			continue;
@@ -278,15 +299,37 @@ static ssize_t snap_read(struct memsrc *base, uint64_t addr, void *buf, size_t l
 		memcpy(buf, p, len);
 		return (ssize_t)len;
 	}
+	/* Bytes a copy holds are served from it, never read again: the target has run on since (a
+	 * read that starts below the stack copied at the stop and ends in it, or the other way
+	 * round, must not see the live stack where the copy has the stop's). */
+	p = memsnap_find(s, addr, 1);
+	uint64_t next = p ? 0 : next_start(s, addr);
+	if (p || next - addr < len) {
+		size_t head = p ? (size_t)(s->ranges[s->last_hit].addr + s->ranges[s->last_hit].len - addr)
+				: (size_t)(next - addr);
+		ssize_t got = p ? (ssize_t)head : snap_read(base, addr, buf, head);
+		if (p) {
+			if (s->last_hit >= s->late_from)
+				s->late_reads++;
+			memcpy(buf, p, head);
+		}
+		if (got != (ssize_t)head)
+			return got;
+		ssize_t rest = snap_read(base, addr + head, (uint8_t *)buf + head, len - head);
+		return rest > 0 ? (ssize_t)head + rest : (ssize_t)head;
+	}
 	if (s->late_from != SIZE_MAX)
 		s->late_reads++;
 	if (on_bad_page(s, addr, len))
 		return -1;
 	if (len <= PAGE) {
 		/* the next reads are most often other fields of the same object: a remote read costs
-		 * the same for a few hundred bytes as for eight, so read ahead within the page */
+		 * the same for a few hundred bytes as for eight, so read ahead within the page (and
+		 * short of the next range held) */
 		uint64_t page_end = (addr | (PAGE - 1)) + 1;
 		size_t ahead = page_end - addr < READ_AHEAD ? (size_t)(page_end - addr) : READ_AHEAD;
+		if (next - addr < ahead)
+			ahead = (size_t)(next - addr);
 		size_t got = memsnap_add(s, addr, len > ahead ? len : ahead);
 		if (got) {
 			size_t n = got < len ? got : len;

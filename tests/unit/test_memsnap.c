@@ -126,3 +126,39 @@ Test(memsnap, an_unreadable_page_is_asked_once_per_snapshot)
 	cr_assert_geq(fh.reads - before, 1, "a new snapshot asks again");
 	memsnap_free(&s);
 }
+
+/* What a copy holds is the stop's truth: a read that starts below a stack copied at the stop (the
+ * word under sp) and one that runs past the end of what was copied take the held bytes from the
+ * copy, and what they read of the target (which has run on, its stack changed) never shadows it
+ * (measured: a read-ahead from sp-8 served the frames above sp from the live stack, and a JIT
+ * frame's slots read garbage). Prefetched ranges stop where a held one begins, too. */
+Test(memsnap, a_copy_is_never_shadowed_by_a_later_read_of_the_target)
+{
+	uint64_t stack = fh_raw(&fh, "aaaaaaaabbbbbbbbccccccccdddddddd", 32); /* the live stack */
+	struct memsnap s;
+	memsnap_init(&s, &fh.base, 1 << 20);
+	/* the stop's copy of [stack+8, stack+24): what the stack held then */
+	memsnap_put(&s, stack + 8, "BBBBBBBBCCCCCCCC", 16);
+	char buf[32];
+	cr_assert(mem_read(&s.base, stack, buf, 16), "a read from below the copy into it");
+	cr_assert_eq(memcmp(buf, "aaaaaaaaBBBBBBBB", 16), 0, "%.16s", buf);
+	cr_assert(mem_read(&s.base, stack + 8, buf, 16), "the copy, after a read of the target below it");
+	cr_assert_eq(memcmp(buf, "BBBBBBBBCCCCCCCC", 16), 0, "%.16s", buf);
+	cr_assert(mem_read(&s.base, stack + 16, buf, 16), "a read from the copy past its end");
+	cr_assert_eq(memcmp(buf, "CCCCCCCCdddddddd", 16), 0, "%.16s", buf);
+	cr_assert(mem_read(&s.base, stack, buf, 32), "the whole of it: pieces from both");
+	cr_assert_eq(memcmp(buf, "aaaaaaaaBBBBBBBBCCCCCCCCdddddddd", 32), 0, "%.32s", buf);
+	cr_assert(mem_read(&s.base, stack + 12, buf, 8), "the copy still serves its own bytes");
+	cr_assert_eq(memcmp(buf, "BBBBCCCC", 8), 0, "%.8s", buf);
+	/* a prefetch over the copy reads only what it does not hold */
+	memsnap_reset(&s);
+	memsnap_put(&s, stack + 8, "BBBBBBBBCCCCCCCC", 16);
+	uint64_t addr[1] = {stack};
+	uint32_t len[1] = {32};
+	memsnap_prefetch(&s, addr, len, 1);
+	cr_assert(mem_read(&s.base, stack + 8, buf, 16));
+	cr_assert_eq(memcmp(buf, "BBBBBBBBCCCCCCCC", 16), 0, "%.16s", buf);
+	cr_assert(mem_read(&s.base, stack, buf, 32));
+	cr_assert_eq(memcmp(buf, "aaaaaaaaBBBBBBBBCCCCCCCCdddddddd", 32), 0, "%.32s", buf);
+	memsnap_free(&s);
+}
