@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 	}
 	find_stack(&o);
 	struct switch_copy k;
-	switch_copy_init(&k, o.pid, o.stack_bytes, o.kernel_copy);
+	switch_copy_init(&k, o.pid, o.stack_bytes, o.kernel_copy ? NULL : "not asked");
 	if (o.kernel_copy && !k.on) {
 		fprintf(stderr, "floor_probe: --kernel-copy: %s\n", k.why_off);
 		return 1;

@@ -1,6 +1,8 @@
 /* sampler.c — the live sampling loop over ptrace. */
 #include "sampler.h"
 
+#include "arch_defs.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +32,18 @@ struct thread_info {
 	uint32_t owed;        /* ticks that came while that stop was awaited, the thread runnable */
 };
 
+/* Why the kernel's stack copy is not asked for (NULL: it is): --stack-copy read, or auto on a
+ * machine whose kernels it is not the default on (arch_defs.h) */
+static const char *stack_copy_why_not(enum stack_copy_mode m)
+{
+	if (m == STACK_COPY_READ)
+		return "--stack-copy read";
+	if (m == STACK_COPY_AUTO && !ARCH_KERNEL_STACK_COPY_BY_DEFAULT)
+		return "on " ARCH_NAME " the kernel copies them with --stack-copy kernel only (Linux 6.1 on "
+		       "arm64 locked up under the perf events that copy takes)";
+	return NULL;
+}
+
 void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, struct tracer *tr,
 		  struct stackwalk *sw, struct addrspace *as, struct intern *strings,
 		  sample_sink_fn sink, void *sink_ctx)
@@ -48,7 +62,7 @@ void sampler_init(struct sampler *s, pid_t pid, const struct sampler_opts *o, st
 	sw->async.live = &s->live.base; /* an async chain is read again from the process itself */
 	capture_pool_init(&s->captures, &s->live.base, SNAPSHOT_BUDGET);
 	rt_sched_init(&s->rt, !o->normal_priority);
-	switch_copy_init(&s->kcopy, pid, s->opts.stack_chunk, o->stack_copy != STACK_COPY_READ);
+	switch_copy_init(&s->kcopy, pid, s->opts.stack_chunk, stack_copy_why_not(o->stack_copy));
 	if (o->stop_limit_ns) {
 		if (!s->rt.allowed)
 			s->copier_why = "no real-time priority (needs root or CAP_SYS_NICE)";

@@ -86,7 +86,7 @@ static int open_ring(const struct switch_copy *k, pid_t tid, struct switch_ring 
 	return 0;
 }
 
-void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want)
+void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, const char *why_not)
 {
 	memset(k, 0, sizeof(*k));
 	k->pid = pid;
@@ -96,8 +96,8 @@ void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool
 		stack_bytes = SWITCH_COPY_MAX_STACK;
 	k->stack_bytes = (uint32_t)(stack_bytes & ~(size_t)7);
 	k->fd_ceiling = fd_ceiling(64); /* the last 64 for v8walk's own files */
-	if (!want) {
-		snprintf(k->why_off, sizeof(k->why_off), "--stack-copy read");
+	if (why_not) {
+		snprintf(k->why_off, sizeof(k->why_off), "%s", why_not);
 		return;
 	}
 	struct switch_ring r;

@@ -75,8 +75,8 @@ struct switch_copy {
  * piece larger than the ring overwrites its own start (the record at data_head is then garbage). */
 enum { SWITCH_COPY_MAX_STACK = 65536 - 24 - SWITCH_RECORD_FIXED - 8 };
 
-/* Try the event on pid's main thread: on when it can be made (want false: off, "not asked"). */
-void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, bool want);
+/* Try the event on pid's main thread: on when it can be made (why_not non-NULL: off, and why). */
+void switch_copy_init(struct switch_copy *k, pid_t pid, size_t stack_bytes, const char *why_not);
 void switch_copy_free(struct switch_copy *k);
 /* Before tid is asked to stop: its ring opened (made the first time). false: its stop will have
  * no record. */

@@ -50,4 +50,12 @@ enum {
 	LOOP_WAIT_NR_EPOLL_PWAIT2 = 441,
 };
 
+/* ptrace mode's --stack-copy auto: v8walk copies stacks itself (process_vm_readv); the kernel's
+ * copy only with --stack-copy kernel. Debian 12's arm64 kernel (6.1) warns in perf's core
+ * (kernel/events/core.c, event_function) and then locks up after minutes of per-thread
+ * context-switch events being opened disabled, paused, enabled and closed as ptrace/switch_copy.c
+ * does — a small program doing only that does it too; events opened enabled and closed (the run
+ * rings) do not */
+enum { ARCH_KERNEL_STACK_COPY_BY_DEFAULT = 0 };
+
 #endif

@@ -55,4 +55,8 @@ enum {
 	LOOP_WAIT_NR_EPOLL_PWAIT2 = 441,
 };
 
+/* ptrace mode's --stack-copy auto: the kernel copies a stopped thread's stack as it switches out
+ * into its stop (a per-thread context-switch perf event, ptrace/switch_copy.h) */
+enum { ARCH_KERNEL_STACK_COPY_BY_DEFAULT = 1 };
+
 #endif

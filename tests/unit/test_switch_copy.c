@@ -268,7 +268,7 @@ static void stop_child(struct child *c)
 
 static void seize_or_skip(struct child *c, struct switch_copy *k)
 {
-	switch_copy_init(k, c->pid, 65536, true);
+	switch_copy_init(k, c->pid, 65536, NULL);
 	if (!k->on) {
 		stop_child(c);
 		cr_skip_test("the kernel's stack copy is not available here: %s", k->why_off);
