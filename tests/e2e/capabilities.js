@@ -19,7 +19,7 @@ module.exports = [
     'the target exiting during sampling ends the run cleanly',
     '--dump --json: every thread, frames innermost first, JS named',
     '--dump text: one block per thread',
-    "by default the kernel copies each stopped thread's stack, and its frames are named from it",
+    "by default the kernel copies each stopped thread's stack (on arm64: with --stack-copy kernel), and its frames are named from it",
   ] },
   { column: 'JS names', tests: [
     'hot chain outer → middle → leaf: named from the heap, at the lines being executed',
