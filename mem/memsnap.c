@@ -228,8 +228,7 @@ size_t memsnap_prefetch(struct memsnap *s, const uint64_t *addrs, const uint32_t
 	/* a copy is never read over again: a range whose start is held is left to the reads (which
 	 * take the held bytes from the copy), and one that runs into a held range stops there */
 	for (size_t i = 0; i < n; i++) {
-		if (!lens[i] || memsnap_find(s, addrs[i], lens[i]) || memsnap_find(s, addrs[i], 1) ||
-		    on_bad_page(s, addrs[i], lens[i]))
+		if (!lens[i] || memsnap_find(s, addrs[i], 1) || on_bad_page(s, addrs[i], lens[i]))
 			continue;
 		uint64_t end = addrs[i] + lens[i], next = next_start(s, addrs[i]);
 		w[nw++] = (struct want){addrs[i], end < next ? end : next};

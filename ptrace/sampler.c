@@ -281,12 +281,13 @@ void sampler_on_stop(void *ctx, struct tthread *t)
 	if (!c->ok)
 		s->st.missed += ticks - 1; /* the stop's own tick: counted as cut, or not at all */
 	/* the tracer resumes the thread right after we return */
-	c->held_ns = now_ns() - t0;
+	uint64_t done = now_ns();
+	c->held_ns = done - t0;
 	s->st.stop_reads += s->live.reads - reads;
 	histogram_add(&s->st.pauses, c->held_ns);
 	if (t->tid == s->pid) {
 		histogram_add(&s->st.main_pauses, c->held_ns);
-		s->st.main_stops_ns += now_ns() - c->asked_ns;
+		s->st.main_stops_ns += done - c->asked_ns;
 	}
 }
 
