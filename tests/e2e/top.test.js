@@ -222,7 +222,12 @@ test('top batch (stdout not a terminal): the whole run\'s table agrees with the 
     assert.ok(Math.abs(row.total - (100 * total[fn]) / all) <= 0.006, `%Total of ${fn}`);
     assert.ok(Math.abs(row.ownTime - (own[fn] || 0) / rate) <= 0.006, `OwnTime of ${fn}`);
   }
-  assert.match(table[0].fn, /^leaf /, 'leaf is the hot function');
+  // the table is ordered by own samples, the first row the profile's hottest function; chain.js
+  // spends its time in leaf and in mix, which TurboFan inlines into leaf once it optimizes it
+  // (until then, as in a slow emulated machine, mix is a frame of its own and may lead)
+  const hottest = Object.keys(own).sort((a, b) => own[b] - own[a])[0];
+  assert.ok(table[0].fn === hottest || own[table[0].fn] === own[hottest], `the first row is the hottest function: ${table[0].fn} vs ${hottest}`);
+  assert.match(table[0].fn, /^(leaf|mix) /, 'the hot function is chain.js\'s leaf (or mix, not yet inlined into it)');
 });
 
 // (the process column does not depend on the node line: first node only, as the terminal tests)
