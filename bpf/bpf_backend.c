@@ -317,13 +317,12 @@ void bpf_backend_check_run(struct bpf_backend *b)
 	check_shares(b, false, "over the run", NULL);
 }
 
-/* Unload the program: the lost records' count is kept. */
+/* Unload the program: the kernel's counts are kept. */
 static void unload(struct bpf_backend *b)
 {
 	if (!b->bs)
 		return;
-	uint64_t ksamples;
-	bpf_sampler_counters(b->bs, &ksamples, &b->lost);
+	bpf_sampler_counters(b->bs, &b->kernel);
 	bpf_sampler_close(b->bs);
 	b->bs = NULL;
 }
@@ -421,15 +420,16 @@ static void end(void *ctx)
 static void stats(void *ctx, struct run_stats *out)
 {
 	struct bpf_backend *b = ctx;
-	uint64_t ksamples, lost = b->lost;
+	struct bpf_sampler_counts k = b->kernel;
 	if (b->bs)
-		bpf_sampler_counters(b->bs, &ksamples, &lost);
+		bpf_sampler_counters(b->bs, &k);
 	size_t sampled = 0; /* processes that were opened (a label is given then) */
 	for (size_t i = 0; i < b->procs.n; i++)
 		sampled += b->procs.v[i]->name != 0;
 	*out = (struct run_stats){.sampler = "eBPF", .samples = b->samples, .no_js = b->no_js,
 				  .truncated = b->truncated, .malformed = b->malformed,
-				  .missed = (unsigned long)lost, .missed_as = "lost",
+				  .missed = (unsigned long)k.lost, .missed_as = "lost",
+				  .stale_waits = (unsigned long)k.stale,
 				  .waited = b->waited,
 				  .gc_slept = b->gc_slept,
 				  .processes = sampled, .threads = b->tids.len,

@@ -61,8 +61,8 @@ struct bpf_backend {
 	uint64_t start_ns, end_ns;
 	uint64_t half_ns;       /* halfway through --duration (0: no duration) */
 	struct bpf_mark half, fin; /* taken then, and when sampling ended: the steady state between */
-	uint64_t lost;          /* records lost to a full ring buffer, as the kernel counted them
-				 * when the sampler was closed */
+	struct bpf_sampler_counts kernel; /* the kernel's counts (records lost to a full ring,
+					   * stale waits), kept when the program is unloaded */
 	struct u64map tids;     /* distinct (pid, tid) seen */
 	struct stall_tracker *stalls; /* --stalls: each stall's samples and end go here (else NULL) */
 };

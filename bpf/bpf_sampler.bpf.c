@@ -372,6 +372,31 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* How many times the kernel has switched a thread onto a CPU (its scheduler statistics, as
+ * /proc/TID/schedstat shows them; 0 on a kernel without them). At a switch the incoming thread's
+ * count is raised after the tracepoint: a thread about to run again has the count it had when it
+ * was switched out unless it ran in between. */
+static __always_inline __u64 arrivals(struct task_struct *t)
+{
+	if (!bpf_core_field_exists(t->sched_info))
+		return 0;
+	return BPF_CORE_READ(t, sched_info.pcount);
+}
+
+/* A thread about to run again whose parked stack is older than its last run (the kernel switched
+ * it onto a CPU since, and this program did not see that switch): what it waited then is not
+ * known here, and the wait from the old stamp would count its runs and sleeps since as a wait. */
+static __always_inline bool parked_stale(struct v8w_parked *p, struct task_struct *next)
+{
+	if (arrivals(next) == p->arrivals)
+		return false;
+	__u32 zero = 0;
+	struct v8w_counters *c = bpf_map_lookup_elem(&counters, &zero);
+	if (c)
+		c->stale++;
+	return true;
+}
+
 /* A target thread switched out still runnable (preempted: it waits for a CPU, and cpu-clock
  * ticks do not see it), or a main thread gone to sleep (`flags` V8W_F_SLEPT): its stack is kept
  * under its tid, in the kernel, until it runs again. */
@@ -399,6 +424,7 @@ static __always_inline void park(struct task_struct *prev, __u64 now, __u32 tgid
 	if (bpf_probe_read_kernel(&p->s, sample_size(s), s))
 		return;
 	p->s.rec.flags |= flags;
+	p->arrivals = arrivals(prev);
 	p->since = now;
 }
 
@@ -422,6 +448,10 @@ static __always_inline void unpark(struct task_struct *next, __u64 now)
 	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
 	if (!p || !p->since)
 		return;
+	if (parked_stale(p, next)) {
+		p->since = 0;
+		return;
+	}
 	bool slept = p->s.rec.flags & V8W_F_SLEPT;
 	__u64 owed = (slept ? p->owed_asleep : p->owed) + (now > p->since ? now - p->since : 0);
 	p->since = 0;

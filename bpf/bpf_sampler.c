@@ -238,16 +238,17 @@ int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 	return ring_buffer__consume(b->rb);
 }
 
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost)
+void bpf_sampler_counters(const struct bpf_sampler *b, struct bpf_sampler_counts *out)
 {
-	*samples = *lost = 0;
+	*out = (struct bpf_sampler_counts){0};
 	struct v8w_counters *per_cpu = xcalloc((size_t)b->ncpus, sizeof(*per_cpu));
 	uint32_t key = 0;
 	if (bpf_map__lookup_elem(b->skel->maps.counters, &key, sizeof(key), per_cpu,
 				 (size_t)b->ncpus * sizeof(*per_cpu), 0) == 0) {
 		for (int i = 0; i < b->ncpus; i++) {
-			*samples += per_cpu[i].samples;
-			*lost += per_cpu[i].lost;
+			out->samples += per_cpu[i].samples;
+			out->lost += per_cpu[i].lost;
+			out->stale += per_cpu[i].stale;
 		}
 	}
 	free(per_cpu);

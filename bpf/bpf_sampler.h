@@ -73,7 +73,12 @@ int bpf_sampler_fd(const struct bpf_sampler *b);
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns);
 /* Totals from the kernel side: records written and records lost to a full ring buffer. */
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost);
+/* What the kernel's side counted: records written, records lost to a full ring, and waits not
+ * counted because their thread had run since it was parked (a switch onto a CPU not seen). */
+struct bpf_sampler_counts {
+	uint64_t samples, lost, stale;
+};
+void bpf_sampler_counters(const struct bpf_sampler *b, struct bpf_sampler_counts *out);
 /* Detach every perf event and unload. */
 void bpf_sampler_close(struct bpf_sampler *b);
 

@@ -39,10 +39,10 @@ int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns)
 	return -ENOTSUP;
 }
 
-void bpf_sampler_counters(const struct bpf_sampler *b, uint64_t *samples, uint64_t *lost)
+void bpf_sampler_counters(const struct bpf_sampler *b, struct bpf_sampler_counts *out)
 {
 	(void)b;
-	*samples = *lost = 0;
+	*out = (struct bpf_sampler_counts){0};
 }
 
 void bpf_sampler_close(struct bpf_sampler *b)

@@ -116,6 +116,7 @@ struct v8w_loop {
 struct v8w_counters {
 	__u64 samples; /* records written */
 	__u64 lost;    /* records dropped: ring buffer full (user space fell behind) */
+	__u64 stale;   /* waits not counted: their thread had run since it was parked */
 };
 
 /* A target thread's stack as it was when it was last switched out still runnable, and the time
@@ -124,6 +125,7 @@ struct v8w_parked {
 	__u64 since; /* when it was switched out runnable, or asleep (V8W_F_SLEPT); 0: it has run since */
 	__u64 owed;  /* waiting time not yet sent as samples (ns), less than a period */
 	__u64 owed_asleep; /* the same for the sleeps of a main thread (V8W_F_SLEPT) */
+	__u64 arrivals; /* the kernel's count of the thread's switches onto a CPU when it was parked */
 	struct v8w_sample s;
 };
 

@@ -65,6 +65,10 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	if (st->gc_slept)
 		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep in a GC", st->gc_slept,
 			  st->samples ? 100.0 * (double)st->gc_slept / (double)st->samples : 0.0);
+	if (st->stale_waits)
+		sb_printf(&line, "; %lu %s for a CPU not counted (the thread had run since it was "
+			  "switched out, by the kernel's count)", st->stale_waits,
+			  st->stale_waits == 1 ? "wait" : "waits");
 	if (st->late)
 		sb_printf(&line, "; %lu (%.1f%%) ticks that came while a stop was on its way (the thread "
 			  "waited for a CPU; its stop stands for them)", st->late,

@@ -93,8 +93,13 @@ struct signal_struct {
 	atomic_t live;
 } __attribute__((preserve_access_index));
 
+struct sched_info {
+	unsigned long pcount;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	unsigned int __state;
+	struct sched_info sched_info;
 	int pid;
 	char comm[16];
 	struct signal_struct *signal;

@@ -50,23 +50,26 @@ function samplesOf(stacks, pid) {
 // was preempted while it ran; schedstat's wait holds besides the waits of threads woken from a
 // sleep (V8's helpers, the main thread woken by the test), which are not samples, and which a
 // machine loaded with other work makes long: the CPU time is the floor, CPU and wait the ceiling.
-// A wait is due from its start: one that began after v8walk attached its sampler but before the
-// window opened is counted whole when the thread runs again, so the ceiling counts waits from a
-// reading taken before v8walk started (`before`).
-function checkShare(label, n, from, to, onCpu, before = from) {
-  const cpu = to.cpu - from.cpu, wait = to.wait - before.wait;
-  const floor = RATE * cpu, due = onCpu ? floor : RATE * (to.cpu - before.cpu + wait);
+// A wait is due from its start and counted when the thread runs again — by the sampler as by the
+// kernel, whose schedstat adds a wait only as it ends: one that began after v8walk attached but
+// before the window opened, or that ends after the window closed (a V8 compile thread preempted
+// by the spinners, run once they rest), is counted whole. So the ceiling counts the CPU and the
+// waits from a reading taken before v8walk started (`before`) to one taken after it ended (`end`).
+function checkShare(label, n, from, to, onCpu, before = from, end = to) {
+  const cpu = to.cpu - from.cpu, wait = end.wait - before.wait;
+  const floor = RATE * cpu, due = onCpu ? floor : RATE * (end.cpu - before.cpu + wait);
   // a thread that runs in slices shorter than the period (a machine busy with other work) is
   // found by a tick with the chance slice ÷ period: its count scatters by about √due
   const ok = n >= 0.85 * floor - 4 - 3 * Math.sqrt(floor) && n <= 1.15 * due + 4 + 3 * Math.sqrt(due);
-  return { ok, text: `${label}: ${n} samples${onCpu ? ' on-CPU' : ''} for ${cpu.toFixed(2)} s of CPU in the window and ${wait.toFixed(2)} s waiting for one since v8walk started (due ${due === floor ? '' : `${floor.toFixed(0)} to `}${due.toFixed(0)})` };
+  return { ok, text: `${label}: ${n} samples${onCpu ? ' on-CPU' : ''} for ${cpu.toFixed(2)} s of CPU in the window and ${wait.toFixed(2)} s waiting for one while v8walk ran (${(to.wait - before.wait).toFixed(2)} s of it ended by the window's end; due ${due === floor ? '' : `${floor.toFixed(0)} to `}${due.toFixed(0)})` };
 }
 
 // Each fixture busy (spinners.js: `spin`) for WINDOW_MS while v8walk samples them with `args`;
-// each process's schedstat read before v8walk starts (for the waits' ceiling), once v8walk says
-// it samples and once every thread rests again,
-// then v8walk stopped by SIGINT: the processes were asleep outside the window, so what the kernel
-// accounted between the readings is all there was to sample. One check per process.
+// each process's schedstat read before v8walk starts, once v8walk says it samples, once every
+// thread rests again, and after v8walk ended (v8walk is stopped by SIGINT): the processes were
+// asleep outside the window, so their CPU time in it is all there was to sample on a CPU, and
+// their CPU and waits from the first reading to the last all there was to count. One check per
+// process.
 async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
   const before = fixtures.map((f) => schedSeconds(f.pid));
   const run = h.startV8walk([...args, ...(onCpu ? ['--on-cpu'] : []), '--rate', String(RATE), '--raw', '--function'], { wrap });
@@ -83,10 +86,11 @@ async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
   const to = fixtures.map((f) => schedSeconds(f.pid));
   run.child.kill('SIGINT');
   const r = await run.done;
+  const end = fixtures.map((f) => schedSeconds(f.pid));
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   return fixtures.map((f, i) => {
-    const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu, before[i]);
+    const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu, before[i], end[i]);
     if (!c.ok) c.text += `\n${whereSamplesWent(stacks, f.pid)}\n  v8walk's summary: ${r.stderr.trim().split('\n').slice(-15).join('\n    ')}`;
     return c;
   });
