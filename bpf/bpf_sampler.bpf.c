@@ -481,6 +481,8 @@ static __always_inline void unpark_stall(struct task_struct *next, __u64 now)
 		return;
 	__u64 since = p->since;
 	p->since = 0;
+	if (parked_stale(p, next))
+		return;
 	__u32 tgid = p->s.rec.tgid;
 	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
 	if (!l || !l->busy_since || l->busy_since != p->s.rec.stall_start)
