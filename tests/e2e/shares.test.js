@@ -27,16 +27,29 @@ const runs = (full, other) => (FULL ? full : other);
 const CHRT = ['/usr/bin/chrt', '/bin/chrt'].find((p) => fs.existsSync(p));
 
 // CPU time and wait for a CPU of every thread of a process so far, in seconds (schedstat: ns on
-// the CPU, ns waiting on a run queue).
+// the CPU, ns waiting on a run queue, switches onto a CPU), and each thread's own (`threads`).
 function schedSeconds(pid) {
   let cpu = 0, wait = 0;
+  const threads = {};
   for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     let f;
-    try { f = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' '); } catch { continue; }
-    cpu += Number(f[0]) / 1e9;
-    wait += Number(f[1]) / 1e9;
+    try { f = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number); } catch { continue; }
+    cpu += f[0] / 1e9;
+    wait += f[1] / 1e9;
+    threads[tid] = { cpu: f[0] / 1e9, wait: f[1] / 1e9, runs: f[2] };
   }
-  return { cpu, wait };
+  return { cpu, wait, threads };
+}
+
+// For a failed check: each thread of the process that ran while v8walk did, as the kernel
+// accounted it from the first reading to the last (ms on a CPU, ms waiting for one, switches onto
+// a CPU).
+function threadsAccounted(before, end) {
+  return Object.entries(end.threads).map(([tid, e]) => {
+    const b = before.threads[tid] || { cpu: 0, wait: 0, runs: 0 };
+    const runs = e.runs - b.runs;
+    return runs === 0 ? null : `  thread ${tid}: ${((e.cpu - b.cpu) * 1e3).toFixed(1)} ms on a CPU, ${((e.wait - b.wait) * 1e3).toFixed(1)} ms waiting, ${runs} switch${runs === 1 ? '' : 'es'} onto one`;
+  }).filter(Boolean).join('\n');
 }
 
 // A process's samples in folded output: the stacks whose root is "name (PID)".
@@ -52,9 +65,9 @@ function samplesOf(stacks, pid) {
 // machine loaded with other work makes long: the CPU time is the floor, CPU and wait the ceiling.
 // A wait is due from its start and counted when the thread runs again — by the sampler as by the
 // kernel, whose schedstat adds a wait only as it ends: one that began after v8walk attached but
-// before the window opened, or that ends after the window closed (a V8 compile thread preempted
-// by the spinners, run once they rest), is counted whole. So the ceiling counts the CPU and the
-// waits from a reading taken before v8walk started (`before`) to one taken after it ended (`end`).
+// before the window opened, or that ends after the window closed, is counted whole. So the
+// ceiling counts the CPU and the waits from a reading taken before v8walk started (`before`) to
+// one taken after it ended (`end`).
 function checkShare(label, n, from, to, onCpu, before = from, end = to) {
   const cpu = to.cpu - from.cpu, wait = end.wait - before.wait;
   const floor = RATE * cpu, due = onCpu ? floor : RATE * (end.cpu - before.cpu + wait);
@@ -91,7 +104,7 @@ async function sampleWindow(fixtures, args, { wrap = [], onCpu = false } = {}) {
   const stacks = h.parseFolded(r.stdout);
   return fixtures.map((f, i) => {
     const c = checkShare(`process ${f.pid}`, samplesOf(stacks, f.pid), from[i], to[i], onCpu, before[i], end[i]);
-    if (!c.ok) c.text += `\n${whereSamplesWent(stacks, f.pid)}\n  v8walk's summary: ${r.stderr.trim().split('\n').slice(-15).join('\n    ')}`;
+    if (!c.ok) c.text += `\n${whereSamplesWent(stacks, f.pid)}\n${threadsAccounted(before[i], end[i])}\n  v8walk's summary: ${r.stderr.trim().split('\n').slice(-15).join('\n    ')}`;
     return c;
   });
 }
