@@ -383,9 +383,10 @@ static __always_inline __u64 arrivals(struct task_struct *t)
 	return BPF_CORE_READ(t, sched_info.pcount);
 }
 
-/* A thread about to run again whose parked stack is older than its last run (the kernel switched
- * it onto a CPU since, and this program did not see that switch): what it waited then is not
- * known here, and the wait from the old stamp would count its runs and sleeps since as a wait. */
+/* A thread about to run again after a wait for a CPU whose parked stack is older than its last
+ * run (the kernel switched it onto a CPU since, and this program did not see that switch): what it
+ * waited then is not known here, and the wait from the old stamp would count its runs and sleeps
+ * since as a wait. */
 static __always_inline bool parked_stale(struct v8w_parked *p, struct task_struct *next)
 {
 	if (arrivals(next) == p->arrivals)
@@ -448,11 +449,13 @@ static __always_inline void unpark(struct task_struct *next, __u64 now)
 	struct v8w_parked *p = bpf_map_lookup_elem(&parked, &key);
 	if (!p || !p->since)
 		return;
-	if (parked_stale(p, next)) {
+	bool slept = p->s.rec.flags & V8W_F_SLEPT;
+	/* (a sleep's stamp stays: it spans time off a CPU whatever the switches in between were, as
+	 * --stalls' does) */
+	if (!slept && parked_stale(p, next)) {
 		p->since = 0;
 		return;
 	}
-	bool slept = p->s.rec.flags & V8W_F_SLEPT;
 	__u64 owed = (slept ? p->owed_asleep : p->owed) + (now > p->since ? now - p->since : 0);
 	p->since = 0;
 	__u64 period = period_ns ? period_ns : 1;
@@ -481,8 +484,6 @@ static __always_inline void unpark_stall(struct task_struct *next, __u64 now)
 		return;
 	__u64 since = p->since;
 	p->since = 0;
-	if (parked_stale(p, next))
-		return;
 	__u32 tgid = p->s.rec.tgid;
 	struct v8w_loop *l = bpf_map_lookup_elem(&loops, &tgid);
 	if (!l || !l->busy_since || l->busy_since != p->s.rec.stall_start)
