@@ -72,7 +72,6 @@ int bpf_sampler_fd(const struct bpf_sampler *b);
  * can be slow, and the loop must still see its deadline and signals): the rest wait in the ring
  * buffer and -EAGAIN is returned. Returns the number consumed or -errno. */
 int bpf_sampler_consume(struct bpf_sampler *b, uint64_t budget_ns);
-/* Totals from the kernel side: records written and records lost to a full ring buffer. */
 /* What the kernel's side counted: records written, records lost to a full ring, and waits not
  * counted because their thread had run since it was parked (a switch onto a CPU not seen). */
 struct bpf_sampler_counts {
