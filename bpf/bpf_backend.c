@@ -67,6 +67,11 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	bool slept = (rec->flags & V8W_F_SLEPT) && (rec->flags & V8W_F_WAITED);
 	if (slept && !frames_in_gc(r->strings, r->frames + nk, n))
 		return;
+	/* --v8-self: a sample V8's profiler would have recorded none for */
+	if (ws.v8_discarded) {
+		r->v8_discarded++;
+		return;
+	}
 	bool complete = ws.end == UNWIND_COMPLETE;
 	struct sample sm = {.time_ns = rec->time_ns, .pid = p->pid, .tid = (pid_t)rec->tid,
 			    .process_name = p->name, .container = p->container,
@@ -431,7 +436,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .missed = (unsigned long)k.lost, .missed_as = "lost",
 				  .stale_waits = (unsigned long)k.stale,
 				  .waited = b->waited,
-				  .gc_slept = b->gc_slept,
+				  .gc_slept = b->gc_slept, .v8_discarded = b->v8_discarded,
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
 				  .end_ns = b->end_ns};

@@ -419,6 +419,12 @@ static void deliver_queue(struct sampler *s)
 			free(c->frames);
 			continue;
 		}
+		/* --v8-self: a stop V8's profiler would have recorded no sample for */
+		if (c->ws.v8_discarded) {
+			s->st.v8_discarded++;
+			free(c->frames);
+			continue;
+		}
 		/* --v8-self: V8's SIGPROF to a thread that waits for a CPU stays pending (signals do
 		 * not queue) and its handler takes one sample when the thread runs again, where it
 		 * was preempted: a late stop is one sample, as V8's pending signal is */

@@ -55,6 +55,7 @@ struct sampler_stats {
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
 	unsigned long gc_slept; /* samples of the main thread asleep inside a collection */
+	unsigned long v8_discarded; /* --v8-self: stops left out, as V8's profiler leaves them */
 	unsigned long cut; /* stops ended at stop_limit_ns, the sample dropped (stack_copier.h) */
 	unsigned long kernel_copies; /* stops whose stack the kernel copied (switch_copy.h) */
 	unsigned long snapshot_retakes; /* --dump: stops taken again (a GC moved what the first named) */

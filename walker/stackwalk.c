@@ -618,7 +618,9 @@ static int drop_js(struct frame *f, int from, int to)
 
 /* --v8-self: does V8 discard this sample (TickSample::GetStackSample, IsNoFrameRegion: the
  * first exact pc, in V8's code range — JIT code or the builtins' copy remapped into it — is where
- * a frame is set up or torn down) and charge it to "(program)"? */
+ * a frame is set up or torn down)? TickSample::Init then returns before it stamps the sample's
+ * time, and CpuProfile::AddPath keeps no sample without one: "(program)"'s hit count in the
+ * profile's tree grows, its samples and timeDeltas do not. */
 static bool v8_discards(struct stackwalk *sw, struct memsrc *mem, int nraw)
 {
 	for (int i = 0; i < nraw; i++) {
@@ -714,8 +716,10 @@ int stackwalk_decode(struct stackwalk *sw, const struct regset *regs, struct mem
 	}
 	sw->out_at[ndecoded] = n;
 	sw->read_live_outside = late_reads(sw) - live_at_start != live_in_frames;
-	/* a sample V8 would keep no JavaScript frame of keeps no await chain either */
-	if (sw->v8_self && sw->rt && v8_discards(sw, mem, nraw))
+	/* a sample V8 records no time for is left out by the samplers; its frames, without the
+	 * JavaScript ones V8 gave up on, stay for whoever walks for something else */
+	st->v8_discarded = sw->v8_self && sw->rt && v8_discards(sw, mem, nraw);
+	if (st->v8_discarded)
 		n = drop_js(out, 0, n);
 	/* (the chain's reads are checked by reading them again: async_frames_check) */
 	else if (sw->async.on && sw->rt)

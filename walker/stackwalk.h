@@ -35,6 +35,9 @@ struct walk_stats {
 	int raw_frames;
 	int js_frames;   /* named JS frames */
 	int bad_v8;      /* frames in V8 code that could not be decoded */
+	/* --v8-self: V8's profiler would record no sample here (its pc where a frame is set up or
+	 * torn down): a sampler leaves it out of the profile */
+	bool v8_discarded;
 	uint64_t prefetch_ns; /* of stackwalk_unwind: the batched copy of the frames' objects */
 };
 

@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const h = require('./harness');
-const { profileShares, sampleSpanUs, profileKey, compareProfiles } = require('../../bench/oracle_compare');
+const { profileShares, sampleSpanUs, profileKey, compareProfiles, shareOf } = require('../../bench/oracle_compare');
 
 const TYPESCRIPT = path.join(h.ROOT, 'fixtures', 'sourcemaps', 'node_modules');
 const WORKLOAD = path.join(h.ROOT, 'bench', 'real', 'workloads', 'tsc.js');
@@ -32,6 +32,10 @@ const MIN_SAMPLES = 50;
 // pc and V8 charges to their host); a function placed at another position than V8 places it
 // would bring this near 0
 const MATCHED = 0.9;
+// v8walk's "(program)" share above V8's: its nodes' native code without JS under it, which V8
+// puts under "(program)" as well (0.0-0.1 % of v8walk's samples when measured, Node 24 and this
+// machine's node, both samplers)
+const PROGRAM_SLACK = 0.005;
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
@@ -71,8 +75,30 @@ test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's
   const cmp = compareProfiles(us, v8);
   const worst = cmp.functions.slice(0, 8).map((f) => `  ${f.name}: v8walk ${pct(f.ours)}, V8 ${pct(f.v8)}`).join('\n');
   const figures = `${h.MODE}: ${us.n} samples (V8 ${v8.n}); overlap ${cmp.overlap.toFixed(3)}, perfect@n ${cmp.perfect.toFixed(3)}, ratio ${cmp.ratio.toFixed(2)} (against a perfect pair of n and V8's m: ${cmp.ratioBoth.toFixed(2)}); ` +
-    `${inJs ? (100 * known / inJs).toFixed(1) : 0}% of the samples in JS functions at a function V8's profile has`;
+    `${inJs ? (100 * known / inJs).toFixed(1) : 0}% of the samples in JS functions at a function V8's profile has; ` +
+    `"(program)" ${pct(shareOf(us, '(program)'))} (V8 ${pct(shareOf(v8, '(program)'))})`;
   t.diagnostic(figures);
   assert.ok(cmp.ratio >= FLOOR, `${figures}; the functions that differ most:\n${worst}`);
   assert.ok(inJs > 0 && known >= MATCHED * inJs, `${known} of v8walk's ${inJs} samples in JS functions at a url:line:column V8's profile has; not: ${missing.join(', ')}`);
+  // a sample whose pc is where a frame is set up or torn down has no time in V8's profile (its
+  // "(program)" node's hitCount counts it, its samples do not): --v8-self leaves it out too, and
+  // says how many it left out. Charged to "(program)" instead, it put 0.3-1.1 % there on this
+  // program (V8's samples: 0.0 %), 1.6-2.1 % on acorn (V8: 0.1 %)
+  const program = (s) => shareOf(s, '(program)');
+  assert.ok(program(us) <= program(v8) + PROGRAM_SLACK,
+    `"(program)": v8walk ${pct(program(us))}, V8 ${pct(program(v8))} (at most ${pct(PROGRAM_SLACK)} more)`);
+  // how often V8 gave up on a sample over its whole run, and what that makes due in v8walk's: when
+  // a dozen or more are due, none left out is a rule not applied (a Poisson count of 12 is 0 once
+  // in 160,000)
+  const ids = programIds(theirs);
+  const hits = theirs.nodes.reduce((a, n) => a + (n.hitCount || 0), 0);
+  const spoiled = theirs.nodes.filter((n) => ids.has(n.id)).reduce((a, n) => a + (n.hitCount || 0), 0) -
+    theirs.samples.filter((id) => ids.has(id)).length;
+  const left = Number((/; (\d+) left out as V8's profiler leaves them/.exec(r.stderr) || [0, 0])[1]);
+  const due = hits ? (spoiled / hits) * (us.samples + left) : 0;
+  t.diagnostic(`V8 recorded no time for ${spoiled} of its ${hits} samples (a frame's setup or teardown); v8walk left out ${left} (about ${due.toFixed(1)} due)`);
+  assert.ok(due < 12 || left > 0, `V8 gave up on ${spoiled} of ${hits} samples, about ${due.toFixed(1)} due in v8walk's window; its summary says it left none out:\n${r.stderr}`);
 });
+
+// the ids of a .cpuprofile's "(program)" nodes
+const programIds = (p) => new Set(p.nodes.filter((n) => n.callFrame.functionName === '(program)' && !n.callFrame.url).map((n) => n.id));
