@@ -9,7 +9,10 @@
 #   arm64-guest.sh e2e        the end-to-end suite (scripts/run-e2e.sh) against each official
 #                             arm64 Node build of ARM64_NODES and Debian's arm64 node (libnode),
 #                             ARM64_E2E_FILES of tests/e2e (default: all), ARM64_MODES samplers,
-#                             the tests whose names match ARM64_E2E_PATTERN (default: all)
+#                             the tests whose names match ARM64_E2E_PATTERN (default: the arm64
+#                             part, scripts/arm64-part.js: the support table's tests and one of
+#                             each capability it has no column for; '.': every test); each
+#                             build's results in build/arm64/matrix (the table's arm64 rows)
 #   arm64-guest.sh all        facts, unit, e2e (facts-e2e: without the unit tests)
 #
 # The harness runs on the official Node ARM64_HARNESS_NODE (20.20.2). The output formats'
@@ -33,6 +36,9 @@ export V8WALK_BROWSER_SKIP="no chromium in the emulated arm64 machine"
 export V8WALK_TEST_TIME_SCALE=30
 # and the end-to-end harness waits longer for a fixture's messages
 export V8WALK_E2E_TIME_SCALE=4
+: "${ARM64_E2E_PATTERN:=$(node scripts/arm64-part.js)}"
+# each build's results (the smoke keeps its own, apart from the table's)
+: "${ARM64_RESULTS:=build/arm64/matrix}"
 status=0
 
 elapsed() { echo "arm64-guest: $1 took $(($(date +%s) - $2)) s"; }
@@ -91,15 +97,16 @@ e2e() {
 	for f in ${ARM64_E2E_FILES:-}; do files="$files tests/e2e/$f"; done
 	for v in $ARM64_NODES; do
 		t1=$(date +%s)
-		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=build/arm64/matrix \
-			E2E_NAME_PATTERN=${ARM64_E2E_PATTERN:-} \
+		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=$ARM64_RESULTS \
+			E2E_NAME_PATTERN=$ARM64_E2E_PATTERN E2E_LABEL="Node $v (official, arm64)" \
 			NODE_UNDER_TEST=$NODE_CACHE/$v/package/bin/node scripts/run-e2e.sh || status=1
 		elapsed "Node $v" "$t1"
 	done
 	if [ "$ARM64_DEBIAN_NODE" = 1 ]; then
 		t1=$(date +%s)
-		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=build/arm64/matrix \
-			E2E_NAME_PATTERN=${ARM64_E2E_PATTERN:-} \
+		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=$ARM64_RESULTS \
+			E2E_NAME_PATTERN=$ARM64_E2E_PATTERN \
+			E2E_LABEL="Node $(node_debian --version | sed 's/^v//') (Debian arm64, libnode.so)" \
 			NODE_UNDER_TEST=/usr/bin/node scripts/run-e2e.sh || status=1
 		elapsed "Debian's node" "$t1"
 	fi

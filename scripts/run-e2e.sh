@@ -82,7 +82,8 @@ run_suite() { # label node-binary libdir order
 
 status=0
 if [ -n "${NODE_UNDER_TEST:-}" ]; then
-	run_suite "$("$NODE_UNDER_TEST" --version 2>/dev/null || echo node)" "$NODE_UNDER_TEST" "${NODE_UNDER_TEST_LIBDIR:-}" 0
+	# E2E_LABEL: the build's name in the results (default: its --version)
+	run_suite "${E2E_LABEL:-$("$NODE_UNDER_TEST" --version 2>/dev/null || echo node)}" "$NODE_UNDER_TEST" "${NODE_UNDER_TEST_LIBDIR:-}" 0
 	node scripts/e2e-failures.js "$result"
 	exit $status
 fi

@@ -12,6 +12,7 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..', '..');
 const capabilities = require(path.join(root, 'tests', 'e2e', 'capabilities.js'));
 const { missingTests, cell } = require(path.join(root, 'scripts', 'support-table.js'));
+const { pattern: arm64Pattern, EXTRA: arm64Extra } = require(path.join(root, 'scripts', 'arm64-part.js'));
 
 // The names of every test of the suite in one pass, as the matrix reporter records them, from a
 // run whose name pattern matches nothing (each test is declared and skipped, none runs).
@@ -34,9 +35,30 @@ function suiteNames(mode) {
 }
 
 test('every test capabilities.js names exists in the end-to-end suite', () => {
-  const results = { ...suiteNames('ptrace'), ...suiteNames('bpf') };
-  assert.ok(Object.keys(results).length > 50, `the suite was listed: ${Object.keys(results).length} names`);
+  const listed = { ...suiteNames('ptrace'), ...suiteNames('bpf') };
+  assert.ok(Object.keys(listed).length > 50, `the suite was listed: ${Object.keys(listed).length} names`);
+  // the listing's pattern selects none: each is recorded as not run (a file's own entry aside)
+  const ran = Object.keys(listed).filter((n) => listed[n] !== 'unselected' && !path.isAbsolute(n.replace(/^\[bpf\] /, '')));
+  assert.deepStrictEqual(ran, []);
+  const results = Object.fromEntries(Object.keys(listed).map((n) => [n, 'pass']));
   assert.deepStrictEqual(missingTests([{ label: 'suite', results }], capabilities), []);
+  // and the arm64 part selects every one of them (scripts/arm64-part.js)
+  const part = new RegExp(arm64Pattern());
+  const unplain = (n) => (n.startsWith('[bpf] ') ? n.slice(6) : n);
+  const named = new Set(capabilities.flatMap((c) => c.tests).map(unplain));
+  assert.deepStrictEqual([...named].filter((n) => !part.test(n)), []);
+  const plain = new Set(Object.keys(listed).map(unplain));
+  assert.deepStrictEqual([...plain].filter((n) => part.test(n) && !named.has(n) &&
+    !arm64Extra.some((e) => n.startsWith(e))), [], 'the part selects nothing else');
+  assert.deepStrictEqual(arm64Extra.filter((e) => ![...plain].some((n) => n.startsWith(e))), [],
+    'each test the part adds exists');
+});
+
+test('a test a name pattern left out counts as not run: the table is refused', () => {
+  const caps = [{ column: 'c', tests: ['a', 'b'] }, { column: 'p', pass: '[bpf] ', tests: ['[bpf] x'] }];
+  const narrowed = { label: 'L', results: { a: 'pass', b: 'unselected', '[bpf] x': 'pass', '[bpf] y': 'unselected' } };
+  assert.deepStrictEqual(missingTests([narrowed], caps), ['L: c: b']);
+  assert.strictEqual(cell(narrowed, caps[1]), '✓ (1 test)');
 });
 
 test('support-table refuses results that lack a named test, and counts skips apart', () => {
