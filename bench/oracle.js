@@ -32,6 +32,7 @@
 // Then the summary: per workload, Node line and sampler, the ratio with --v8-self and without.
 //
 //   V8WALK=build/v8walk node bench/oracle.js [--quick] [--workloads a,b]
+//   node bench/oracle.js --markdown      (the last run's summary as docs/accuracy.md's table)
 //   (env: ORACLE_NODES="20.20.2 24.21.0" (scripts/fetch-node.sh; --quick, or NODE set: that one
 //   node), ORACLE_WINDOW_S=12 (--quick 5), ORACLE_WARM_S=4, BENCH_RATES="99",
 //   BENCH_SAMPLERS="ptrace bpf", ORACLE_V8_SELF=both (--quick: 1; 0: the default only),
@@ -125,22 +126,34 @@ async function oracleRun(w, node, slots, dir) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // The summary: per workload, a column per Node line and sampler, the ratio with --v8-self and
-// v8walk's default ("self / default"; one of them when only one was run).
-function summary(results) {
+// v8walk's default ("self / default"; one of them when only one was run), each against V8's self
+// time (its samples weighted by the time to the next, as DevTools computes self time) and, in
+// brackets, against its sample counts. --markdown: as docs/accuracy.md's table.
+function summary(results, { markdown = false } = {}) {
   const cols = [];
   for (const r of results) if (!r.overran && !cols.some((c) => c.node === r.node && c.tool === r.tool && c.hz === r.hz)) cols.push({ node: r.node, tool: r.tool, hz: r.hz });
-  const head = (c) => `${c.node} ${c.tool}${RATES.length > 1 ? ` ${c.hz}` : ''}`;
+  const rates = new Set(cols.map((c) => c.hz));
+  const head = (c) => `${markdown ? `Node ${c.node.replace(/^v(\d+).*/, '$1')}` : c.node} ${c.tool === 'bpf' ? 'eBPF' : c.tool}${rates.size > 1 ? ` ${c.hz}` : ''}`;
   const cell = (w, c) => {
     const pick = (self) => results.find((r) => r.workload === w && r.node === c.node && r.tool === c.tool && r.hz === c.hz && r.v8self === self && !r.idle && !r.overran);
-    const a = pick(true), b = pick(false);
-    return [a, b].filter(Boolean).map((r) => r.ratio.toFixed(2)).join(' / ') || '—';
+    const fig = (r) => `${r.ratioByV8Time.toFixed(2)} (${r.ratio.toFixed(2)})`;
+    return [pick(true), pick(false)].filter(Boolean).map(fig).join(' / ') || '—';
   };
-  console.log(`\nratio to perfect@n, ${V8_SELF.map((v) => (v ? '--v8-self' : 'default')).join(' / ')}:`);
-  console.log('workload'.padEnd(11) + cols.map((c) => head(c).padStart(22)).join(''));
-  for (const w of [...new Set(results.map((r) => r.workload))]) console.log(w.padEnd(11) + cols.map((c) => cell(w, c).padStart(22)).join(''));
+  const workloads = [...new Set(results.map((r) => r.workload))];
+  const modes = [...new Set(results.map((r) => r.v8self))].sort((a, b) => b - a).map((v) => (v ? '--v8-self' : 'default')).join(' / ');
+  if (markdown) {
+    console.log(`| program | ${cols.map(head).join(' | ')} |\n|---|${cols.map(() => '---').join('|')}|`);
+    for (const w of workloads) console.log(`| ${w} | ${cols.map((c) => cell(w, c)).join(' | ')} |`);
+    return;
+  }
+  console.log(`\nratio to perfect@n against V8's self time (against its sample counts), ${modes}:`);
+  console.log('workload'.padEnd(11) + cols.map((c) => head(c).padStart(28)).join(''));
+  for (const w of workloads) console.log(w.padEnd(11) + cols.map((c) => cell(w, c).padStart(28)).join(''));
 }
 
 async function main() {
+  // the summary of the last run again (build/bench/oracle.json), as a markdown table
+  if (process.argv.includes('--markdown')) return summary(JSON.parse(fs.readFileSync(OUT, 'utf8')).results, { markdown: true });
   const workloads = chosen(process.argv);
   // a slot per rate and attribution: its samplers sample the window at once
   const slots = [];
