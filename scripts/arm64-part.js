@@ -3,7 +3,7 @@
 // each Node build: every test tests/e2e/capabilities.js names (so that the support table's arm64
 // rows are written from the same tests as its x86-64 rows), and beside them one test of each
 // capability the table has no column for (await chains, the output formats that need no
-// browser, source maps, top). Prints them as one regular expression for node's
+// browser, source maps, top, native frames against libunwind's). Prints them as one regular expression for node's
 // --test-name-pattern (scripts/arm64-guest.sh's default ARM64_E2E_PATTERN); --list prints the
 // names and patterns one per line.
 'use strict';
@@ -24,6 +24,7 @@ const EXTRA = [
   '--dump of tsc sourceMap',
   'top batch (stdout not a terminal)',
   'loader frames are named',
+  "native frames: v8walk's match libunwind's at the same stop",
 ];
 
 const escape = (s) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');

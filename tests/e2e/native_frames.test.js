@@ -18,7 +18,8 @@ const h = require('./harness');
 const { compareStop, runs } = require('./native_agreement');
 const { symbolTables } = require('./native_symbols');
 
-const COMPARE = path.join(h.ROOT, 'build', 'libunwind-compare');
+// built beside the v8walk under test (build/, build/arm64/ for the emulated arm64 machine)
+const COMPARE = path.join(path.dirname(h.V8WALK), 'libunwind-compare');
 const ROUNDS = 25;
 const INTERVAL_MS = 40;
 const MIN_STOPS = 60;
