@@ -136,13 +136,20 @@ function checkPositions(frames, truth, fx, what, from = 1) {
   return compared;
 }
 
-// The ELF layout of a core: program headers, threads (tid, rsp) and mapped files.
+// Where a thread's stack pointer is in NT_PRSTATUS (struct elf_prstatus: pr_reg at 112), by the
+// core's e_machine: x86-64's user_regs_struct has rsp at index 19, arm64's user_pt_regs x0-x30
+// then sp.
+const SP_IN_PRSTATUS = { 62: 112 + 19 * 8, 183: 112 + 31 * 8 };
+
+// The ELF layout of a core: program headers, threads (tid, sp) and mapped files.
 function readLayout(file) {
   const fd = fs.openSync(file, 'r');
   try {
     const read = (off, len) => { const b = Buffer.alloc(len); fs.readSync(fd, b, 0, len, off); return b; };
     const eh = read(0, 64);
     const phoff = Number(eh.readBigUInt64LE(0x20)), phnum = eh.readUInt16LE(0x38);
+    const spAt = SP_IN_PRSTATUS[eh.readUInt16LE(0x12)];
+    assert.ok(spAt, `a core of machine ${eh.readUInt16LE(0x12)} (x86-64 and arm64 are known)`);
     const phdrs = [], threads = [], files = [];
     for (let i = 0; i < phnum; i++) {
       const p = read(phoff + i * 56, 56);
@@ -155,7 +162,7 @@ function readLayout(file) {
       for (let off = 0; off + 12 <= notes.length;) {
         const namesz = notes.readUInt32LE(off), descsz = notes.readUInt32LE(off + 4), type = notes.readUInt32LE(off + 8);
         const desc = off + 12 + ((namesz + 3) & ~3);
-        if (type === 1) threads.push({ tid: notes.readInt32LE(desc + 32), rsp: notes.readBigUInt64LE(desc + 112 + 19 * 8) });
+        if (type === 1) threads.push({ tid: notes.readInt32LE(desc + 32), sp: notes.readBigUInt64LE(desc + spAt) });
         if (type === 0x46494c45) {
           const count = Number(notes.readBigUInt64LE(desc)), page = notes.readBigUInt64LE(desc + 8);
           const names = notes.subarray(desc + 16 + count * 24, desc + descsz).toString('latin1').split('\0');
