@@ -15,8 +15,9 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-perfmap-'));
 test.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const mapOf = (pid) => `/tmp/perf-${pid}.map`;
-// every user-space address: whatever the heap cannot name gets this line's name
-const everything = (name) => `0 7fffffffffff ${name}\n`;
+// every user-space address (x86-64's 47 bits, arm64's 48: its mappings sit near the top of them):
+// whatever the heap cannot name gets this line's name
+const everything = (name) => `0 ffffffffffff ${name}\n`;
 
 // A frame named from the map for the regexp SRC: V8 names it "RegExp:SRC" (V8 ≤ 12) or
 // "RegExp.> src: 'SRC' flags: ''" (V8 13+).
@@ -101,8 +102,8 @@ test('perf map: in a container, the map is read from the target\'s own /tmp unde
   fs.mkdirSync(path.join(priv, 'lib'));
   for (const f of ['regex.js', 'lib/control.js']) fs.copyFileSync(path.join(h.FIXTURES, f), path.join(priv, f));
   // (a node or a libnode kept under the host's /tmp is reached through a bind of it in the
-  // namespace's own /mnt)
-  const inner = 'mount -t tmpfs none /mnt && mkdir /mnt/t && mount --bind /tmp /mnt/t && ' +
+  // namespace's own /mnt; a root filesystem without /mnt, as the emulated arm64 machine's, gets one)
+  const inner = '{ [ -d /mnt ] || mkdir /mnt; } && mount -t tmpfs none /mnt && mkdir /mnt/t && mount --bind /tmp /mnt/t && ' +
     'mount --bind "$V8WALK_PRIVATE_TMP" /tmp && cd /tmp && n=$0 && ' +
     'case $n in /tmp/*) n=/mnt/t/${n#/tmp/} ;; esac && ' +
     'case "${LD_LIBRARY_PATH:-}" in /tmp/*) export LD_LIBRARY_PATH=/mnt/t/${LD_LIBRARY_PATH#/tmp/} ;; esac && ' +
