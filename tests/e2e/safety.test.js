@@ -17,7 +17,8 @@ async function assertHealthy(fx) {
 test('threads that start and exit during the run are handled', async (t) => {
   const fx = await h.startFixture('churn.js');
   t.after(() => fx.stop());
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '499', '--duration', '3']);
+  // (a worker takes seconds to start in an emulated machine: the run is as long as its time scale)
+  const r = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--rate', '499', '--duration', String(3 * h.WAIT_SCALE)]);
   assert.strictEqual(r.code, 0, r.stderr);
   const threads = Number(/(\d+) threads seen/.exec(r.stderr)[1]);
   assert.ok(threads > 10, `saw ${threads} threads come and go`);
