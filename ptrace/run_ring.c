@@ -3,16 +3,26 @@
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../util/fd_room.h"
+#include "arch_defs.h"
 
 void run_ring_none(struct run_ring *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
+}
+
+bool run_rings_allowed(const char *release)
+{
+	unsigned major, minor;
+	if (!release || sscanf(release, "%u.%u", &major, &minor) != 2 || major > 255 || minor > 255)
+		return true;
+	return (int)(major << 16 | minor << 8) >= (int)ARCH_THREAD_PERF_EVENTS_FROM;
 }
 
 int run_ring_open(struct run_ring *r, pid_t tid, int fd_ceiling)

@@ -34,6 +34,10 @@ struct run_ring {
 
 /* A ring that is not open (fd -1). */
 void run_ring_none(struct run_ring *r);
+/* Are rings to be opened on the kernel of this uname release ("6.1.0-56-arm64")? Not before the
+ * machine's ARCH_THREAD_PERF_EVENTS_FROM (arch_defs.h); a release that does not read as
+ * MAJOR.MINOR counts as new. */
+bool run_rings_allowed(const char *release);
 /* Open tid's event and ring, its descriptor below fd_ceiling (fd_room.h: else -EMFILE); 0, or
  * -errno (then r is left without a ring). */
 int run_ring_open(struct run_ring *r, pid_t tid, int fd_ceiling);

@@ -55,6 +55,7 @@ struct tracer {
 	unsigned long signals_forwarded, group_stops, threads_seen;
 	unsigned long rings_open; /* threads whose state ticks read from their switch records */
 	char ring_why[384];       /* why the first ring that could not be opened was not ("": none) */
+	bool rings_off;           /* this kernel gets none (run_rings_allowed) */
 	int fd_ceiling;           /* per-thread files are not kept at or above this descriptor */
 	unsigned long threads_blind; /* seen with neither switch records nor a stat file: never sampled */
 	int blind_errno;             /* why the first of them had no stat file */

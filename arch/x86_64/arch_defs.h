@@ -59,4 +59,7 @@ enum {
  * into its stop (a per-thread context-switch perf event, ptrace/switch_copy.h) */
 enum { ARCH_KERNEL_STACK_COPY_BY_DEFAULT = 1 };
 
+/* The first kernel on which v8walk opens a perf event per thread unasked (arch/arm64's): any */
+enum { ARCH_THREAD_PERF_EVENTS_FROM = 0 };
+
 #endif

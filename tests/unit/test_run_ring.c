@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../ptrace/run_ring.h"
+#include "arch_defs.h"
 
 enum { RING = 64 };
 
@@ -165,4 +166,20 @@ Test(run_ring, a_real_threads_looks_follow_what_it_does)
 	close(wake[1]);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+Test(run_ring, opened_only_from_the_machines_first_safe_kernel)
+{
+	const int v61 = 6 << 16 | 1 << 8;
+	/* arm64: not before 6.2 (Debian 12's 6.1 locked up closing them); x86-64: any */
+	cr_assert_eq(run_rings_allowed("6.1.0-56-arm64"), ARCH_THREAD_PERF_EVENTS_FROM <= v61);
+	cr_assert_eq(run_rings_allowed("5.10.0-30-arm64"), ARCH_THREAD_PERF_EVENTS_FROM <= (5 << 16 | 10 << 8));
+	cr_assert(run_rings_allowed("6.2.0"));
+	cr_assert(run_rings_allowed("6.12.57+deb13-arm64"));
+	cr_assert(run_rings_allowed("6.18.0"));
+	/* a release that does not read as MAJOR.MINOR counts as new */
+	cr_assert(run_rings_allowed("garbage"));
+	cr_assert(run_rings_allowed(""));
+	cr_assert(run_rings_allowed(NULL));
+	cr_assert(run_rings_allowed("999.1"));
 }
