@@ -459,7 +459,11 @@ h.modeTest('ptrace', 'a process with more threads than the usual descriptor limi
   assert.strictEqual(soft.code, 0, soft.stderr);
   const seen = +/(\d+) threads seen/.exec(soft.stderr)[1];
   assert.ok(seen >= fx.ready.threads, soft.stderr);
-  assert.doesNotMatch(soft.stderr, /never sampled|read from \/proc at each tick/, 'every thread had its files and records');
+  assert.doesNotMatch(soft.stderr, /never sampled/, 'every thread had its files');
+  // and its context-switch records, where the kernel gets them (ptrace/run_ring.h: not an arm64
+  // kernel before 6.2)
+  if (!/without its context-switch records: not opened on this kernel/.test(soft.stderr))
+    assert.doesNotMatch(soft.stderr, /read from \/proc at each tick/, 'every thread had its records');
   assert.ok(named(soft) >= h.samplesFloor(1) * 0.8, `the chain named:\n${soft.stdout.slice(0, 800)}`);
 
   const hard = await run('1024:1024');
