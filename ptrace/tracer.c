@@ -63,17 +63,13 @@ static void open_thread(struct tracer *tr, struct tthread *t, pid_t tid)
 	t->stat_fd = fd_below(open_task_file(tr, tid, "stat"), tr->fd_ceiling);
 	int stat_errno = t->stat_fd < 0 ? errno : 0;
 	t->schedstat_fd = fd_below(open_task_file(tr, tid, "schedstat"), tr->fd_ceiling);
-	int err = -EPERM;
+	int err = -EPERM; /* (rings_off: setup said why) */
 	if (tr->rings_off)
 		run_ring_none(&t->ring);
 	else
 		err = run_ring_open(&t->ring, tid, tr->fd_ceiling);
 	if (!err)
 		tr->rings_open++;
-	else if (tr->rings_off && !tr->ring_why[0])
-		snprintf(tr->ring_why, sizeof(tr->ring_why), "not opened on this kernel: Linux on %s before "
-			 "%d.%d can lock up closing perf events of running threads", ARCH_NAME,
-			 ARCH_THREAD_PERF_EVENTS_FROM >> 16, ARCH_THREAD_PERF_EVENTS_FROM >> 8 & 0xff);
 	else if (!tr->ring_why[0])
 		perf_why(tr->ring_why, sizeof(tr->ring_why), -err, "the kernel refused a context-switch record event");
 	if (err && stat_errno && !tr->threads_blind++)
@@ -149,6 +145,10 @@ static void setup(struct tracer *tr, pid_t pid, tracer_stop_cb cb, void *ctx)
 	tr->fd_ceiling = fd_ceiling(128); /* room for v8walk's own files and the stack-copy events */
 	struct utsname u;
 	tr->rings_off = uname(&u) == 0 && !run_rings_allowed(u.release);
+	if (tr->rings_off)
+		snprintf(tr->ring_why, sizeof(tr->ring_why), "not opened on this kernel: Linux on %s before "
+			 "%d.%d can lock up closing perf events of running threads", ARCH_NAME,
+			 ARCH_THREAD_PERF_EVENTS_FROM >> 16, ARCH_THREAD_PERF_EVENTS_FROM >> 8 & 0xff);
 	tr->on_stop = cb;
 	tr->cb_ctx = ctx;
 	u64map_init(&tr->by_tid, 0);
