@@ -12,6 +12,10 @@ const h = require('./harness');
 // the kernel's outermost frame of a system call made from user space: x86-64's syscall entry,
 // arm64's EL0 synchronous exception vector (its handler calls el0_svc)
 const SYSCALL_ENTRY = process.arch === 'arm64' ? /^el0t_64_sync/ : /^entry_SYSCALL_64/;
+// any way in from user space: a system call, an interrupt or an exception (x86-64's asm_sysvec_*,
+// asm_common_interrupt, asm_exc_*; arm64's EL0 vectors)
+const USER_ENTRY = process.arch === 'arm64' ? /^el0t_64_(sync|irq|fiq|error)/
+  : /^(entry_SYSCALL_64|asm_sysvec_|asm_common_interrupt|asm_exc_)/;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-bpf-'));
 require('node:test').after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -84,7 +88,8 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.strictEqual(r.code, 0, r.stderr);
   const stacks = h.parseFolded(r.stdout);
   const kernelNames = new Set(fs.readFileSync('/proc/kallsyms', 'utf8').split('\n').map((l) => l.split(/\s+/)[2]));
-  let withKernel = 0, underWrite = 0, wrapperAbove = 0, viaEntry = 0, kernelWrite = 0;
+  let withKernel = 0, underWrite = 0, wrapperAbove = 0, viaEntry = 0, viaAnyEntry = 0, kernelWrite = 0;
+  const otherWays = new Map();
   for (const s of stacks) {
     const k = s.frames.findIndex((f) => f.endsWith('_[k]'));
     if (k < 0) continue;
@@ -102,7 +107,13 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     // /dev/null is spent in do_syscall_64's own entry and exit work (35 of 65 samples there, 28
     // under ksys_write; in a make check 22 of 57)
     if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
+    // and the rest by an interrupt or an exception while in user code under the write: the timer's
+    // interrupt of a thread that is then preempted runs schedule() in the kernel on its way back,
+    // and a loaded machine preempts often (13 of 114 such in a make check; 1 of 255 on an idle
+    // machine)
     if (SYSCALL_ENTRY.test(s.frames[k])) viaEntry += s.count;
+    if (USER_ENTRY.test(s.frames[k])) viaAnyEntry += s.count;
+    else otherWays.set(s.frames[k], (otherWays.get(s.frames[k]) || 0) + s.count);
     if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
   }
   const total = stacks.reduce((a, s) => a + s.count, 0);
@@ -115,7 +126,10 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.ok(Math.abs(share - truth) <= slack, `${withKernel}/${total} samples in the kernel where the process spent ${(100 * truth).toFixed(1)}% of its CPU time there (±${(100 * slack).toFixed(1)})`);
   assert.ok(underWrite >= withKernel * 0.5, `${underWrite}/${withKernel} kernel samples under fs.writeSync`);
   assert.ok(wrapperAbove >= underWrite * 0.8, `${wrapperAbove}/${underWrite} kernel samples below a write wrapper`);
-  assert.ok(viaEntry >= underWrite * 0.9, `${viaEntry}/${underWrite} kernel samples under fs.writeSync enter by the system-call entry`);
+  // every kernel stack is whole: its outermost frame is where the kernel was entered from user space
+  const others = [...otherWays].map(([f, n]) => `${n} × ${f}`).join(', ');
+  assert.ok(viaAnyEntry >= underWrite * 0.97, `${viaAnyEntry}/${underWrite} kernel samples under fs.writeSync begin where the kernel is entered from user space; the others at: ${others}`);
+  assert.ok(viaEntry >= underWrite * 0.6, `${viaEntry}/${underWrite} kernel samples under fs.writeSync enter by the system-call entry`);
   assert.ok(kernelWrite >= underWrite * 0.2, `${kernelWrite}/${underWrite} in the kernel's write path`);
   // without --kernel there are none
   const plain = await h.runV8walk(['--pid', String(fx.pid), '--raw', '--duration', '1']);

@@ -196,9 +196,31 @@ test('launched: a busy program gets its share from its start to its end', async 
 });
 
 // When it happens anyway, the summary says so: a process whose samples fall far below the CPU it
-// had is named in a warning. Made to happen here by taking the samples away: ptrace stops cut at
-// a limit of 1 µs before the stack is copied (each such sample is dropped), and an eBPF run whose
-// v8walk is held stopped long after its ring buffer overflowed (the records are lost).
+// had is named in a warning. Made to happen here by taking the samples away: v8walk is held
+// stopped (SIGSTOP) for most of the run while the target spins on — ptrace, between two stops of
+// the target (holdBetweenStops), so the ticks it misses are skipped, not taken late; eBPF, long
+// after its ring buffer overflowed, so the records are lost.
+// Hold a ptrace v8walk (child) stopped for ms while the target pid runs on: v8walk is stopped,
+// and released and stopped again until none of the target's threads is in a ptrace stop (one
+// asked for before v8walk stopped would hold the target for the whole hold, and its CPU time
+// with it). A stop asked for but not yet taken shows within a time slice: the target is read
+// twice, 30 ms apart.
+async function holdBetweenStops(child, pid, ms) {
+  for (let i = 0; i < 100; i++) {
+    child.kill('SIGSTOP');
+    assert.ok(await h.waitFor(() => h.procState(child.pid) === 'T', 2000), 'v8walk stops on SIGSTOP');
+    const running = () => !h.threadStates(pid).includes('t');
+    if (running() && (await h.sleep(30), running())) {
+      await h.sleep(ms);
+      child.kill('SIGCONT');
+      return;
+    }
+    child.kill('SIGCONT');
+    await h.sleep(7);
+  }
+  assert.fail(`process ${pid} was in a ptrace stop each of 100 times v8walk was stopped`);
+}
+
 test('a process given far fewer samples than its CPU time is named in a warning, over the run and in its period', async (t) => {
   const [fx] = await startSpinners(1);
   t.after(() => fx.stop());
@@ -208,7 +230,13 @@ test('a process given far fewer samples than its CPU time is named in a warning,
   fx.child.stdin.write('spin\n');
   let r;
   if (h.MODE === 'ptrace') {
-    r = await h.runV8walk(['--pid', String(fx.pid), '--stack-copy', 'read', '--stop-limit-us', '1', '--raw', '--duration', '4', ...periods]);
+    // held from 0.3 s to 2.8 s of 4: period 1 (0 to 2 s, ended at 2.8 s when v8walk runs again)
+    // has 0.3 s of samples, the run 1.5 s
+    const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '4', ...periods]);
+    await run.sampling;
+    await h.sleep(300);
+    await holdBetweenStops(run.child, fx.pid, 2500);
+    r = await run.done;
   } else {
     // on-CPU samples only (the waits for a CPU that a loaded machine adds would make up for some
     // of the lost): at 4,999 a second, a few KiB each, they fill the 16 MiB ring within about a
@@ -227,13 +255,18 @@ test('a process given far fewer samples than its CPU time is named in a warning,
   assert.match(r.stderr, warning('in period \\d+'), r.stderr);
 });
 
-// (the periods' check is shared by both samplers: cli/periodic_output.c; ptrace's stop limit
-// takes the samples away cheaply)
+// (the periods' check is shared by both samplers: cli/periodic_output.c; ptrace's are taken away
+// the cheaper way)
 h.modeTest('ptrace', 'a run without periods is warned about once, over the run', async (t) => {
   const [fx] = await startSpinners(1);
   t.after(() => fx.stop());
   fx.child.stdin.write('spin\n');
-  const r = await h.runV8walk(['--pid', String(fx.pid), '--stack-copy', 'read', '--stop-limit-us', '1', '--raw', '--duration', '2', '-o', '/dev/null']);
+  // 0.8 s of samples in a 2.5 s run
+  const run = h.startV8walk(['--pid', String(fx.pid), '--raw', '--duration', '2.5', '-o', '/dev/null']);
+  await run.sampling;
+  await h.sleep(300);
+  await holdBetweenStops(run.child, fx.pid, 1700);
+  const r = await run.done;
   assert.strictEqual(r.code, 0, r.stderr);
   assert.match(r.stderr, /warning: process \d+ .* samples over the run/, r.stderr);
   assert.doesNotMatch(r.stderr, /in period/, r.stderr);
