@@ -400,22 +400,21 @@ bool cfi_covers(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr)
 	return ok;
 }
 
-enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
-			 const struct regset *in, struct regset *out, struct memsrc *mem,
-			 bool *signal_frame)
+/* The rules at vaddr: cached, or compiled (and cached) from its FDE; NULL without one. *frp gets
+ * the FDE's frame when it was read (the caller frees it): rules that are not simple are
+ * evaluated from it. */
+static const struct cfi_rule *rule_at(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
+				      struct cfi_rule *scratch, Dwarf_Frame **frp)
 {
-	*signal_frame = false;
+	*frp = NULL;
 	struct u64map *idx = img_index(c, img);
 	uint64_t v;
 	if (idx && u64map_get(idx, vaddr + 1, &v)) {
 		c->hits++;
 		if (v == 0)
-			return CFI_NO_FDE;
-		const struct cfi_rule *rule = &c->rules[v - 1];
-		if (rule->simple) {
-			*signal_frame = rule->signal;
-			return apply_rule(rule, in, out, mem);
-		}
+			return NULL;
+		if (c->rules[v - 1].simple)
+			return &c->rules[v - 1];
 	} else {
 		c->misses++;
 	}
@@ -424,19 +423,46 @@ enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t va
 	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &fr) != 0 || !fr) {
 		if (idx)
 			u64map_put(idx, vaddr + 1, 0);
-		return CFI_NO_FDE;
+		return NULL;
 	}
-	struct cfi_rule rule;
-	compile(fr, &rule);
+	compile(fr, scratch);
 	if (idx) {
 		if (c->max_rules && c->nrules >= c->max_rules)
 			cache_reset(c);
 		XGROW(c->rules, c->cap, c->nrules + 1);
-		c->rules[c->nrules] = rule;
+		c->rules[c->nrules] = *scratch;
 		u64map_put(idx, vaddr + 1, ++c->nrules);
 	}
-	*signal_frame = rule.signal;
-	enum cfi_result res = rule.simple ? apply_rule(&rule, in, out, mem) : eval_frame(fr, in, out, mem);
+	*frp = fr;
+	return scratch;
+}
+
+enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
+			 const struct regset *in, struct regset *out, struct memsrc *mem,
+			 bool *signal_frame)
+{
+	struct cfi_rule scratch;
+	Dwarf_Frame *fr;
+	const struct cfi_rule *rule = rule_at(c, img, vaddr, &scratch, &fr);
+	*signal_frame = rule && rule->signal;
+	if (!rule)
+		return CFI_NO_FDE;
+	enum cfi_result res = rule->simple ? apply_rule(rule, in, out, mem) : eval_frame(fr, in, out, mem);
 	free(fr);
 	return res;
+}
+
+bool cfi_sp_from_frame_record(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
+			      uint64_t fp, uint64_t *sp)
+{
+	struct cfi_rule scratch;
+	Dwarf_Frame *fr;
+	const struct cfi_rule *rule = rule_at(c, img, vaddr, &scratch, &fr);
+	/* {fp, return address} saved side by side from CFA + off: a frame record */
+	bool ok = rule && rule->simple && rule->cfa_reg == REG_SP && rule->how[REG_FP] == H_AT &&
+		  rule->how[REG_RA] == H_AT && rule->off[REG_RA] == rule->off[REG_FP] + 8;
+	if (ok)
+		*sp = fp - (uint64_t)rule->off[REG_FP] - (uint64_t)rule->cfa_off;
+	free(fr);
+	return ok;
 }

@@ -42,6 +42,15 @@ enum cfi_result cfi_step(struct cfi_cache *c, struct elf_image *img, uint64_t va
 			 const struct regset *in, struct regset *out, struct memsrc *mem,
 			 bool *signal_frame);
 
+/* The stack pointer of a frame at `vaddr` (link-time, as cfi_step takes it) whose frame pointer is
+ * fp, where its rules define the CFA from the stack pointer (CFA = sp + A) and save the frame
+ * pointer and the return address side by side at CFA + off: its frame record, which on a machine
+ * whose frame pointer holds its frame record's address (arm64: AAPCS64) is at fp, so that
+ * sp = fp - off - A. False where the rules say otherwise (no FDE, the CFA from another register,
+ * no frame record). */
+bool cfi_sp_from_frame_record(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr,
+			      uint64_t fp, uint64_t *sp);
+
 /* Is there an FDE for `vaddr` (link-time, as cfi_step takes it)? */
 bool cfi_covers(struct cfi_cache *c, struct elf_image *img, uint64_t vaddr);
 

@@ -1,6 +1,7 @@
 /* unwind.c — one frame at a time: CFI when the PC's module has an FDE for it, else one
  * frame-pointer step (pc = [fp+8], fp = [fp], sp by the machine's rule: unwind_arch.h; fp + 16 but
- * for arm64's entry frames). Transitions need no other casing: a V8 EntryFrame's saved fp and
+ * for arm64's entry frames; on arm64, where the caller's CFI places its frame record, from the
+ * caller's fp). Transitions need no other casing: a V8 EntryFrame's saved fp and
  * return address lead into C++ with CFI, and C++ called from an exit frame returns into a builtin
  * (no FDE), where the frame pointer that CFI restored continues the chain. Every return address
  * has its pointer authentication code (arm64) cleared: regs.h. */
@@ -45,6 +46,23 @@ static bool native_at(void *ctx, uint64_t ret)
 		return false;
 	struct elf_image *img = addrspace_image(u->as, ai.mod);
 	return img && cfi_covers(&u->cfi, img, ai.vaddr - 1);
+}
+
+/* A frame-pointer step's caller, where the machine's frame pointer points at its frame record
+ * and the caller's CFI places that record: its sp from its fp (cfi.h), which holds whatever the
+ * callee without CFI pushed above its own record. Only a higher sp than the step's own rule
+ * gave (the callee's record is below the caller's sp) is taken. */
+static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t callee_fp)
+{
+	struct addr_info ai;
+	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP) ||
+	    !addrspace_lookup(u->as, next->r[REG_PC], &ai) || !ai.mod || !ai.vaddr_ok)
+		return;
+	struct elf_image *img = addrspace_image(u->as, ai.mod);
+	uint64_t sp;
+	if (img && cfi_sp_from_frame_record(&u->cfi, img, ai.vaddr - 1, next->r[REG_FP], &sp) &&
+	    sp >= callee_fp + 16 && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
+		reg_set(next, REG_SP, sp);
 }
 
 static enum cfi_result try_cfi(struct unwinder *u, uint64_t pc, bool exact, const struct regset *in,
@@ -106,6 +124,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			reg_set(&next, REG_FP, saved[0]);
 			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
 			unwind_fp_caller(&next, fp, mem, native_at, u);
+			caller_sp_from_record(u, &next, fp);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
 				*end = UNWIND_FP_END;

@@ -27,6 +27,12 @@ enum { ARCH_ELF_MACHINE = 183 /* EM_AARCH64 */ };
  * Node builds, has no CFI to say so) */
 enum { ARCH_FP_ZERO_IS_OUTERMOST = 1 };
 
+/* Does a function's frame pointer hold the address of its frame record (where the frame pointer
+ * itself is saved)? AAPCS64: yes, wherever the code keeps frame records; so a caller's stack
+ * pointer follows from its fp and its CFI (cfi_sp_from_frame_record), whatever its callee pushed
+ * above its own frame record (V8's PushAllRegistersAndIterateStack pushes x19-x28 first) */
+enum { ARCH_FP_AT_FRAME_RECORD = 1 };
+
 /* struct user_pt_regs {regs[31], sp, pc, pstate}: a core's NT_PRSTATUS pr_reg,
  * PTRACE_GETREGSET NT_PRSTATUS, and the head of the kernel's pt_regs the eBPF program copies */
 enum { ARCH_PRSTATUS_NREGS = 34, ARCH_BPF_USER_REGS = 34 };

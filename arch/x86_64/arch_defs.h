@@ -31,6 +31,11 @@ enum { ARCH_ELF_MACHINE = 62 /* EM_X86_64 */ };
  * ends it) */
 enum { ARCH_FP_ZERO_IS_OUTERMOST = 0 };
 
+/* Does a function's frame pointer hold the address of its frame record? x86-64: not to be
+ * relied on (code built without frame pointers keeps rbp as a general register, saved and all);
+ * a frame-pointer step's callee pushed its rbp first, so the caller's rsp is fp + 16 */
+enum { ARCH_FP_AT_FRAME_RECORD = 0 };
+
 /* user_regs_struct: a core's NT_PRSTATUS pr_reg, PTRACE_GETREGS; where pc, sp and fp are in it
  * (and in the eBPF program's copy) */
 enum { ARCH_PRSTATUS_NREGS = 27, ARCH_PRSTATUS_PC = 16, ARCH_PRSTATUS_SP = 19, ARCH_PRSTATUS_FP = 4 };

@@ -135,3 +135,60 @@ Test(cfi_arm64, a_leaf_at_the_top_returns_to_lr_with_the_same_sp)
 		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
 	self_walk_free(&w);
 }
+
+/* V8's PushAllRegistersAndIterateStack (src/heap/base/asm/arm64/push_registers_asm.cc), which a
+ * main thread passes through in every collection (Heap::CollectGarbage): no CFI, and x19-x28
+ * pushed before its frame record, so its caller's sp is 96 bytes above its fp, not 16. This one
+ * calls fn(arg) as V8's calls its callback. */
+void v8w_test_push_all(void *arg, void (*fn)(void *));
+__asm__(".text\n"
+	".type v8w_test_push_all, %function\n"
+	"v8w_test_push_all:\n"
+	"\thint 34\n" /* bti c */
+	"\tstp x19, x20, [sp, #-16]!\n"
+	"\tstp x21, x22, [sp, #-16]!\n"
+	"\tstp x23, x24, [sp, #-16]!\n"
+	"\tstp x25, x26, [sp, #-16]!\n"
+	"\tstp x27, x28, [sp, #-16]!\n"
+	"\tstp x29, x30, [sp, #-16]!\n"
+	"\tmov x29, sp\n"
+	"\tblr x1\n"
+	"\tldp x29, x30, [sp], #16\n"
+	"\tadd sp, sp, #80\n"
+	"\tret\n"
+	"\t.size v8w_test_push_all, .-v8w_test_push_all\n");
+
+static __attribute__((noinline, noipa)) void push_all_callback(void *w)
+{
+	capture_and_walk(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* its CFI defines the CFA from sp (GCC's way on aarch64): a wrong sp reads a wrong return address */
+static __attribute__((noinline, noipa)) void push_all_caller(struct walk *w)
+{
+	volatile char pad[64];
+	pad[0] = 1;
+	v8w_test_push_all(w, push_all_callback);
+	__asm__ volatile("" ::"r"(pad) : "memory");
+}
+
+static __attribute__((noinline, noipa)) void push_all_outer(struct walk *w)
+{
+	push_all_caller(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
+{
+	static struct walk w;
+	push_all_outer(&w);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
+	int p = self_walk_find(&w, "v8w_test_push_all"), c = self_walk_find(&w, "push_all_caller"),
+	    o = self_walk_find(&w, "push_all_outer");
+	cr_assert(p == 2 && c == 3 && o == 4, "v8w_test_push_all=%d push_all_caller=%d push_all_outer=%d", p, c, o);
+	cr_assert_eq(w.raw[3].how, FRAME_FP, "the caller is found by the frame pointer");
+	cr_assert_eq(w.raw[3].sp, w.raw[2].fp + 96, "the caller's sp is above the 80 bytes pushed before the record");
+	cr_assert_eq(w.raw[4].how, FRAME_CFI);
+	self_walk_free(&w);
+}
