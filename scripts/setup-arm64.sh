@@ -13,10 +13,10 @@ ARM64_SYSROOT=${ARM64_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/v8walk/arm64/sysr
 
 HOST_PKGS="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu pkg-config clang llvm bpftool"
 VM_PKGS="qemu-system-arm mmdebstrap arch-test kmod cpio debian-archive-keyring"
-# the arm64 libraries: what the native build links (mbedTLS: net/tls_client.c), and libunwind
-# for the native-frames comparison (tests/native/libunwind_compare.c)
+# the arm64 libraries the build links (mbedTLS: net/tls_client.c); the native-frames comparison's
+# libunwind is built from source (scripts/build-libunwind-arm64.sh)
 ARM64_LIBS="libelf-dev:arm64 libdw-dev:arm64 libbpf-dev:arm64 zlib1g-dev:arm64 \
-libiberty-dev:arm64 libmbedtls-dev:arm64 libzstd-dev:arm64 libunwind-dev:arm64 liblzma-dev:arm64"
+libiberty-dev:arm64 libmbedtls-dev:arm64 libzstd-dev:arm64"
 
 case "$(uname -m)" in
 aarch64 | arm64)

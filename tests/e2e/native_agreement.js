@@ -15,6 +15,20 @@
 // frame counts as agreeing when the symbol libunwind named ends before the pc (symbolSize: the
 // symbol's size in the file's symbol tables), or has no size there (_init before a PLT stub) and
 // no symbol holds the pc.
+//
+// On arm64 libunwind (1.8.1, src/aarch64/Gstep.c: unw_step) has limits of its own, which the
+// comparison states (counted apart) rather than counts as differences:
+//   - where it has no unwind information for a frame (V8's code; V8's hand-written
+//     PushAllRegistersAndIterateStack, which every collection passes through) it falls back to the
+//     frame record get_frame_state finds from the instructions around the pc: that gives the
+//     caller's pc but not the registers its CFI needs, and the stack ends a frame or two later.
+//     v8walk's frames past libunwind's last one there are not compared (pastReach; for a stack
+//     with V8 frames, its bottom run: bottomUnreached) — the frames up to it are;
+//   - it ends a stack where the caller's x29 is 0, the AAPCS64 end of the frame-record chain, so
+//     a thread's outermost function, which sets x29 to 0 before it calls (glibc's thread_start in
+//     clone3.S, _start), is not a frame of its: v8walk's frame there (the return address into it;
+//     x86-64's libunwind has it too) is counted in outermostLeftOut when it is v8walk's last frame,
+//     the only one more, and libunwind's stack ended cleanly.
 'use strict';
 
 const isNative = (kind, name) => kind === 'native' || (kind === 'unknown' && !name.includes('JIT code'));
@@ -52,14 +66,16 @@ function sameName(f, g, syms) {
   return (holders.length === 0 && f[2].startsWith('[unknown]')) || holders.includes(f[2]) ? 'libunwind' : 'no';
 }
 
-// Compare one stop: {frames, agree, libunwinds, disagreements: [text]}. Frames are paired by
-// position: the top run from the innermost frame, the bottom run from the outermost, and the
-// frame past each run (the first V8 frame; the outermost V8 frame) by its pc, which libunwind
-// found through the same native frames.
-function compareStop(stop, syms) {
+// Compare one stop: {frames, agree, libunwinds, bottomUnreached, pastReach, outermostLeftOut,
+// disagreements: [text]}. Frames are paired by position: the top run from the innermost frame, the
+// bottom run from the outermost, and the frame past each run (the first V8 frame; the outermost
+// V8 frame) by its pc, which libunwind found through the same native frames. arch: the machine's
+// (process.arch), for libunwind's arm64 limits above.
+function compareStop(stop, syms, arch = process.arch) {
   const r = runs(stop);
-  const theirs = stop.libunwind;
-  const out = { frames: 0, agree: 0, libunwinds: 0, disagreements: [] };
+  let theirs = stop.libunwind;
+  const out = { frames: 0, agree: 0, libunwinds: 0, bottomUnreached: 0, pastReach: 0, outermostLeftOut: 0, disagreements: [] };
+  const arm64 = arch === 'arm64';
   const hex = (x) => `0x${x.toString(16)}`;
   const pair = (where, f, g) => {
     out.frames++;
@@ -75,12 +91,42 @@ function compareStop(stop, syms) {
     if (g && g[0] === f[0]) out.agree++;
     else out.disagreements.push(`${where}: v8walk's ${f[2]} at ${hex(f[0])}, libunwind's frame there ${g ? `at ${hex(g[0])}` : 'missing'}`);
   };
+  const ours = r.whole ? r.top : r.bottom;
+  // libunwind's stack ended cleanly ("end") at v8walk's last frame but one
+  const shortByOutermost = arm64 && stop.end === 'end' && ours.length >= 2 && theirs.length > 0 &&
+    theirs[theirs.length - 1][0] === ours[ours.length - 2][0];
+  if (r.whole && shortByOutermost) {
+    out.outermostLeftOut++;
+    r.top = r.top.slice(0, -1);
+  }
+  // libunwind's stack ends inside the top run (or the whole stack), past a frame it had no unwind
+  // information for
+  const topCut = arm64 && theirs.length < r.top.length && theirs.some((g) => g[5] === 0);
+  if (topCut) {
+    out.pastReach += r.top.length - theirs.length;
+    r.top = r.top.slice(0, theirs.length);
+  }
+  if (topCut && !r.whole) {
+    out.bottomUnreached++;
+    r.top.forEach((f, i) => pair('top', f, theirs[i]));
+    return out;
+  }
+  if (!r.whole && arm64 && theirs.length < r.top.length + 1 + r.bottom.length) {
+    // libunwind ended in V8's code: the bottom run is not reached
+    out.bottomUnreached++;
+    r.bottom = [];
+    theirs = theirs.slice(0, r.top.length + 1);
+  } else if (!r.whole && shortByOutermost) {
+    out.outermostLeftOut++;
+    r.bottom = r.bottom.slice(0, -1);
+  }
   r.top.forEach((f, i) => pair(r.whole ? 'stack' : 'top', f, theirs[i]));
   if (r.whole) {
     if (theirs.length > r.top.length) out.disagreements.push(`stack: libunwind has ${theirs.length - r.top.length} frames more (${theirs.slice(r.top.length).map((g) => g[1] || hex(g[0])).join(' < ')})`);
     return out;
   }
   pcOnly('the first V8 frame', r.firstV8, theirs[r.top.length]);
+  if (out.bottomUnreached) return out;
   const base = theirs.length - r.bottom.length;
   r.bottom.forEach((f, i) => pair('bottom', f, base + i >= 0 ? theirs[base + i] : null));
   pcOnly('the outermost V8 frame', r.lastV8, base - 1 >= 0 ? theirs[base - 1] : null);

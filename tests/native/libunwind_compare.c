@@ -5,10 +5,11 @@
  * and with v8walk's own walker (build/libv8walk.a: the target opened as the sampler opens it,
  * stackwalk_capture over the live process, stackwalk_name_natives). Then the thread runs again.
  * One JSON line per stop on stdout:
- *   {"tid":…,"comm":"…","libunwind":[[pc,"demangled name","symbol",offset,"mapping"],…],
+ *   {"tid":…,"comm":"…","libunwind":[[pc,"demangled name","symbol",offset,"mapping",info],…],
  *    "end":"…","v8walk":[[pc,"kind","name"],…]}
  * ("mapping": the file mapped at libunwind's pc, "" for anonymous memory — V8's code —, "?" for
- * none, from the maps the target was opened with).
+ * none, from the maps the target was opened with; info: 1 where libunwind found unwind
+ * information for the frame, 0 where it steps by its fallback).
  * libunwind's symbols are demangled by the same libiberty call v8walk makes (symtab/demangle.c):
  * the names compared are the symbols each found for the pc. tests/e2e/native_frames.test.js
  * compares the native frames (innermost to the first V8 frame, outermost V8 entry to the end).
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,10 +108,41 @@ static const char *mapping_at(struct addrspace *as, uint64_t pc)
 	return ai.map && ai.map->path ? ai.map->path : "";
 }
 
+#if defined(__aarch64__)
+/* libunwind (1.7 and later) strips a return address signed by pointer authentication with the
+ * mask its accessors give (ptrauth_insn_mask); libunwind-ptrace's accessors give none, so the
+ * frames above the first signed return address would be the signed values. This program gives
+ * the stopped thread's own mask, read from the kernel (NT_ARM_PAC_MASK) here, not by v8walk's
+ * code. The accessor has no argument of this program's: the mask of the stop is kept here. */
+static unw_word_t stop_insn_mask;
+
+static unw_word_t insn_mask_of_stop(unw_addr_space_t as, void *arg)
+{
+	(void)as;
+	(void)arg;
+	return stop_insn_mask;
+}
+
+/* The thread's instruction-address PAC mask; 0 without pointer authentication. */
+static unw_word_t thread_insn_mask(pid_t tid)
+{
+	uint64_t m[2] = {0, 0}; /* struct user_pac_mask: data_mask, insn_mask */
+	struct iovec iov = {m, sizeof(m)};
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)(long)0x406 /* NT_ARM_PAC_MASK */, &iov) != 0)
+		return 0;
+	return iov.iov_len == sizeof(m) ? m[1] : 0;
+}
+#endif
+
 /* libunwind's frames of the stopped thread, as JSON; returns how it ended. */
 static const char *libunwind_frames(pid_t tid, struct addrspace *space, FILE *out)
 {
-	unw_addr_space_t as = unw_create_addr_space(&_UPT_accessors, 0);
+	unw_accessors_t acc = _UPT_accessors;
+#if defined(__aarch64__)
+	stop_insn_mask = thread_insn_mask(tid);
+	acc.ptrauth_insn_mask = insn_mask_of_stop;
+#endif
+	unw_addr_space_t as = unw_create_addr_space(&acc, 0);
 	void *ui = as ? _UPT_create(tid) : NULL;
 	const char *end = "no address space";
 	unw_cursor_t c;
@@ -129,7 +162,8 @@ static const char *libunwind_frames(pid_t tid, struct addrspace *space, FILE *ou
 			json_string(out, sym);
 			fprintf(out, ",%llu,", (unsigned long long)off);
 			json_string(out, mapping_at(space, ip));
-			fputc(']', out);
+			unw_proc_info_t pi;
+			fprintf(out, ",%d]", unw_get_proc_info(&c, &pi) == 0);
 			free(name);
 			int r = unw_step(&c);
 			if (r == 0) {
