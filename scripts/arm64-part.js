@@ -3,9 +3,9 @@
 // each Node build: every test tests/e2e/capabilities.js names (so that the support table's arm64
 // rows are written from the same tests as its x86-64 rows), and beside them one test of each
 // capability the table has no column for (await chains, the output formats that need no
-// browser, source maps, top, native frames against libunwind's). Prints them as one regular expression for node's
-// --test-name-pattern (scripts/arm64-guest.sh's default ARM64_E2E_PATTERN); --list prints the
-// names and patterns one per line.
+// browser, source maps, top, native frames against libunwind's, npx of the dist packages). Prints
+// them as one regular expression for node's --test-name-pattern (scripts/arm64-guest.sh's default
+// ARM64_E2E_PATTERN); --list prints the names and patterns one per line.
 'use strict';
 const path = require('node:path');
 
@@ -26,6 +26,7 @@ const EXTRA = [
   'top batch (stdout not a terminal)',
   'loader frames are named',
   "native frames: v8walk's match libunwind's at the same stop",
+  'npx v8walk@VERSION from a registry holding only the dist packages',
 ];
 
 const escape = (s) => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');

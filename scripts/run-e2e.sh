@@ -22,14 +22,15 @@ cd "$(dirname "$0")/.."
 export V8WALK
 
 # files that test nothing of the node under test run on the first node of a run only, in each
-# sampler's pass (E2E_LINE_FREE): the export to ClickHouse and v8walk's HTTP client always; in
+# sampler's pass (E2E_LINE_FREE): the export to ClickHouse, v8walk's HTTP client and npx of the
+# dist packages (skipped without them) always; in
 # `make check` (E2E_LINES=ci) also the output formats, the target's safety, --period and SIGUSR1,
 # top, the command line's errors and hostile files, which the version matrix runs on every line
 # (its support table names tests of them)
 if [ "${E2E_LINES:-all}" = ci ]; then
-	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js formats.test.js safety.test.js periodic.test.js top.test.js errors.test.js hostile.test.js}"
+	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js npm_install.test.js formats.test.js safety.test.js periodic.test.js top.test.js errors.test.js hostile.test.js}"
 else
-	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js}"
+	: "${E2E_LINE_FREE:=clickhouse.test.js net_client.test.js npm_install.test.js}"
 fi
 
 # test files of a pass: mode, the node's order in the run (E2E_FILES="a.test.js b.test.js" runs

@@ -7,7 +7,7 @@
 # libcriterion-dev cannot be installed for two architectures at once (its arm64 package would
 # replace the host's): its arm64 library is unpacked into $ARM64_SYSROOT for the unit tests' link.
 set -eu
-. "$(dirname "$0")/lib/apt.sh"
+. "$(dirname "$0")/lib/apt-missing.sh"
 
 ARM64_SYSROOT=${ARM64_SYSROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/v8walk/arm64/sysroot}
 
@@ -41,11 +41,13 @@ criterion() {
 	rm -rf "$tmp"
 }
 
-missing=$(apt_missing $want)
-if [ -n "$missing" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
-	as_root setup-arm64 dpkg --add-architecture arm64
-	as_root setup-arm64 apt-get update
+# shellcheck disable=SC2086
+if [ -n "$(missing_packages $want)" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	root=""
+	[ "$(id -u)" = 0 ] || root=sudo
+	$root dpkg --add-architecture arm64
+	$root apt-get update
 fi
 # shellcheck disable=SC2086
-apt_install setup-arm64 $missing
+install_missing setup-arm64 $want
 criterion

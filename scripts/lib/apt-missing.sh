@@ -1,15 +1,25 @@
-# apt-missing.sh — sourced by the setup scripts: install_missing TAG PACKAGE... installs, with apt,
-# those of the Debian packages that are not installed yet (nothing when all are); TAG prefixes
-# what it says. Waits up to 10 minutes for dpkg's lock when another install holds it.
+# apt-missing.sh — sourced by the setup scripts: missing_packages PACKAGE... prints those of the
+# Debian packages that are not installed (each after a space); install_missing TAG PACKAGE...
+# installs them with apt (nothing when all are); TAG prefixes what it says. A name without an
+# architecture is this machine's package (or an architecture-independent one): another
+# architecture's copy (multiarch: libzstd-dev:arm64 for a cross build) does not count. Waits up
+# to 10 minutes for dpkg's lock when another install holds it.
+missing_packages() {
+	native=$(dpkg --print-architecture)
+	for p in "$@"; do
+		case $p in
+		*:*) want=$p ;;
+		*) want="$p:$native" ;;
+		esac
+		dpkg-query -W -f='${Package}:${Architecture} ${Status}\n' "$p" 2>/dev/null |
+			sed "s/:all /:$native /" | grep -qx "$want install ok installed" || printf ' %s' "$p"
+	done
+}
+
 install_missing() {
 	tag=$1
 	shift
-	missing=""
-	for p in "$@"; do
-		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-			missing="$missing $p"
-		fi
-	done
+	missing=$(missing_packages "$@")
 	[ -z "$missing" ] && return 0
 	echo "$tag: installing$missing"
 	if [ "$(id -u)" = 0 ]; then
