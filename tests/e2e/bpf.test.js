@@ -106,12 +106,15 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     // vfs_write) for part of the time only: on this machine's kernel most of a 64-byte write to
     // /dev/null is spent in do_syscall_64's own entry and exit work (35 of 65 samples there, 28
     // under ksys_write; in a make check 22 of 57)
-    if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
-    // and the rest by an interrupt or an exception while in user code under the write: the timer's
-    // interrupt of a thread that is then preempted runs schedule() in the kernel on its way back,
-    // and a loaded machine preempts often (13 of 114 such in a make check; 1 of 255 on an idle
-    // machine)
-    if (SYSCALL_ENTRY.test(s.frames[k])) viaEntry += s.count;
+    // The rest enter by an interrupt or an exception while in user code under the write, wherever
+    // its pc was: the timer's interrupt of a thread that is then preempted runs schedule() in the
+    // kernel on its way back, and a loaded machine preempts often (13 of 114 such in a make check,
+    // 1 of 255 on an idle machine; in the emulated arm64 machine on a loaded host, 84 of 111 kernel
+    // samples under the write had no write wrapper above them)
+    if (SYSCALL_ENTRY.test(s.frames[k])) {
+      viaEntry += s.count;
+      if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
+    }
     if (USER_ENTRY.test(s.frames[k])) viaAnyEntry += s.count;
     else otherWays.set(s.frames[k], (otherWays.get(s.frames[k]) || 0) + s.count);
     if (s.frames.slice(k).some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;
@@ -125,7 +128,8 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
   assert.ok(truth >= 0.1, `the fixture spent ${(100 * truth).toFixed(1)}% of its time in the kernel: too little to test`);
   assert.ok(Math.abs(share - truth) <= slack, `${withKernel}/${total} samples in the kernel where the process spent ${(100 * truth).toFixed(1)}% of its CPU time there (±${(100 * slack).toFixed(1)})`);
   assert.ok(underWrite >= withKernel * 0.5, `${underWrite}/${withKernel} kernel samples under fs.writeSync`);
-  assert.ok(wrapperAbove >= underWrite * 0.8, `${wrapperAbove}/${underWrite} kernel samples below a write wrapper`);
+  t.diagnostic(`under fs.writeSync: ${underWrite} kernel samples, ${viaEntry} by the system-call entry (${wrapperAbove} of them below a write wrapper), ${viaAnyEntry - viaEntry} by an interrupt or exception, ${kernelWrite} in the write path`);
+  assert.ok(wrapperAbove >= viaEntry * 0.8, `${wrapperAbove}/${viaEntry} kernel samples under fs.writeSync that entered by the system-call entry are below a write wrapper`);
   // every kernel stack is whole: its outermost frame is where the kernel was entered from user space
   const others = [...otherWays].map(([f, n]) => `${n} × ${f}`).join(', ');
   assert.ok(viaAnyEntry >= underWrite * 0.97, `${viaAnyEntry}/${underWrite} kernel samples under fs.writeSync begin where the kernel is entered from user space; the others at: ${others}`);
