@@ -1,4 +1,5 @@
-/* unwind.c — one frame at a time: CFI when the PC's module has an FDE for it, else one
+/* unwind.c — one frame at a time: CFI when the PC's module has an FDE for it, else (at the top of
+ * the stack, where the function has not saved its link register) the link register, else one
  * frame-pointer step (pc = [fp+8], fp = [fp], sp by the machine's rule: unwind_arch.h; fp + 16 but
  * for arm64's entry frames; on arm64, where the caller's CFI places its frame record, from the
  * caller's fp). Transitions need no other casing: a V8 EntryFrame's saved fp and
@@ -65,6 +66,22 @@ static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint6
 		reg_set(next, REG_SP, sp);
 }
 
+/* At the top of the stack, in an ELF file's code without unwind tables: is the link register the
+ * return address (the function has not saved it: a leaf, or a prologue)? Where it returns into
+ * code with unwind tables (a return into the function itself, after a call it made, has none) and
+ * the frame record at fp does not hold that same address (then the function has saved it, and the
+ * frame-pointer step finds its caller with the right sp). OpenSSL's arm64 hash cores
+ * (sha512_block_armv8) are such leaves: the frame-pointer step would skip their caller. */
+static bool link_is_return(struct unwinder *u, const struct regset *cur, struct memsrc *mem,
+			   uint64_t *link)
+{
+	if (!in_elf(u, cur->r[REG_PC]) || !unwind_top_link(cur, link) || !native_at(u, *link))
+		return false;
+	uint64_t saved[2];
+	return !reg_ok(cur, REG_FP) || cur->r[REG_FP] == 0 ||
+	       !mem_read(mem, cur->r[REG_FP], saved, sizeof(saved)) || reg_strip_pac(cur, saved[1]) != *link;
+}
+
 static enum cfi_result try_cfi(struct unwinder *u, uint64_t pc, bool exact, const struct regset *in,
 			       struct regset *out, struct memsrc *mem, bool *signal)
 {
@@ -97,6 +114,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		n++;
 		bool exact = how == FRAME_TOP || how == FRAME_SIGNAL_RESUME;
 		struct regset next;
+		uint64_t link;
 		bool signal = false;
 		enum cfi_result r = try_cfi(u, cur.r[REG_PC], exact, &cur, &next, mem, &signal);
 		if (r == CFI_END) {
@@ -105,6 +123,12 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		}
 		if (r == CFI_OK) {
 			how = signal ? FRAME_SIGNAL_RESUME : FRAME_CFI;
+		} else if (r == CFI_NO_FDE && how == FRAME_TOP && link_is_return(u, &cur, mem, &link)) {
+			/* the caller from the link register; a leaf keeps sp and the callee-saved registers */
+			out[n - 1].no_cfi = true;
+			next = cur;
+			reg_set(&next, REG_PC, link);
+			how = FRAME_LINK;
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */
 			out[n - 1].no_cfi = true;
@@ -137,8 +161,8 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		/* the stack must unwind toward its base; a signal frame may jump elsewhere, and on a
 		 * machine with a link register a leaf function at the top of the stack (libc's
 		 * syscall(), which Atomics.wait sleeps in) returns to it with sp as it found it */
-		bool leaf = REG_LR >= 0 && exact && r == CFI_OK && next.r[REG_SP] == cur.r[REG_SP] &&
-			    next.r[REG_PC] != cur.r[REG_PC];
+		bool leaf = REG_LR >= 0 && exact && (r == CFI_OK || how == FRAME_LINK) &&
+			    next.r[REG_SP] == cur.r[REG_SP] && next.r[REG_PC] != cur.r[REG_PC];
 		if (!signal && !leaf && next.r[REG_SP] <= cur.r[REG_SP]) {
 			*end = UNWIND_BROKEN;
 			break;

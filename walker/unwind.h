@@ -17,6 +17,8 @@ enum frame_how {
 	FRAME_CFI,  /* caller recovered by CFI */
 	FRAME_FP,   /* caller recovered by the frame-pointer chain */
 	FRAME_SIGNAL_RESUME, /* interrupted state restored by a signal frame: pc is exact */
+	FRAME_LINK, /* caller from the link register: a top function without unwind tables that has
+		       not saved it (arm64: a leaf, or a prologue) */
 };
 
 struct raw_frame {

@@ -192,3 +192,48 @@ Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
 	cr_assert_eq(w.raw[4].how, FRAME_CFI);
 	self_walk_free(&w);
 }
+
+/* A leaf without unwind tables and without a frame record (OpenSSL's sha512_block_armv8, which
+ * pbkdf2 spends its time in): its return address is in lr only; the frame record at fp is its
+ * caller's, whose own return address a frame-pointer step would take, skipping the caller. */
+void v8w_test_leaf_capture_nocfi(struct leaf_regs *out);
+__asm__(".text\n"
+	".type v8w_test_leaf_capture_nocfi, %function\n"
+	"v8w_test_leaf_capture_nocfi:\n"
+	"\thint 34\n" /* bti c */
+	"\tadr x1, .\n"
+	"\tstr x1, [x0]\n"
+	"\tmov x1, sp\n"
+	"\tstr x1, [x0, #8]\n"
+	"\tstr x29, [x0, #16]\n"
+	"\tstr x30, [x0, #24]\n"
+	"\tret\n"
+	"\t.size v8w_test_leaf_capture_nocfi, .-v8w_test_leaf_capture_nocfi\n");
+
+static __attribute__((noinline, noipa)) void nocfi_leaf_caller(struct walk *w)
+{
+	struct leaf_regs at;
+	v8w_test_leaf_capture_nocfi(&at);
+	walk_from(w, at.pc, at.sp, at.fp, at.lr);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void nocfi_leaf_outer(struct walk *w)
+{
+	nocfi_leaf_caller(w);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi_arm64, a_leaf_without_cfi_at_the_top_returns_to_lr)
+{
+	static struct walk w;
+	nocfi_leaf_outer(&w);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
+	int a = self_walk_find(&w, "v8w_test_leaf_capture_nocfi"), b = self_walk_find(&w, "nocfi_leaf_caller"),
+	    c = self_walk_find(&w, "nocfi_leaf_outer");
+	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d nocfi_leaf_caller=%d nocfi_leaf_outer=%d", a, b, c);
+	cr_assert_eq(w.raw[1].how, FRAME_LINK);
+	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "a leaf keeps its caller's sp");
+	cr_assert_eq(w.raw[2].how, FRAME_CFI);
+	self_walk_free(&w);
+}
