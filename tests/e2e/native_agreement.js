@@ -20,10 +20,15 @@
 // comparison states (counted apart) rather than counts as differences:
 //   - where it has no unwind information for a frame (V8's code; V8's hand-written
 //     PushAllRegistersAndIterateStack, which every collection passes through) it falls back to the
-//     frame record get_frame_state finds from the instructions around the pc: that gives the
-//     caller's pc but not the registers its CFI needs, and the stack ends a frame or two later.
-//     v8walk's frames past libunwind's last one there are not compared (pastReach; for a stack
-//     with V8 frames, its bottom run: bottomUnreached) — the frames up to it are;
+//     frame record get_frame_state finds from the instructions around the pc, or to the link
+//     register: that gives the caller's pc at best (the link register is the return address of
+//     the innermost frame only; PushAllRegistersAndIterateStack's caller came out as itself) but
+//     not the registers the caller's CFI needs, and the stack ends a frame or two later or goes
+//     on through stale stack. v8walk's frames past such a frame of libunwind's (not the innermost)
+//     are not compared (pastReach; for a stack with V8 frames, its bottom run: bottomUnreached) —
+//     the frames up to it are;
+//   - it names no pc of a symbol without a size (Node 22's PushAllRegistersAndIterateStack has
+//     none): v8walk's name there agrees when the file's tables hold it without a size;
 //   - it ends a stack where the caller's x29 is 0, the AAPCS64 end of the frame-record chain, so
 //     a thread's outermost function, which sets x29 to 0 before it calls (glibc's thread_start in
 //     clone3.S, _start), is not a frame of its: v8walk's frame there (the return address into it;
@@ -56,6 +61,9 @@ function sameName(f, g, syms) {
   const unknown = /^\[unknown\] \(.*\+0x([0-9a-f]+)\)$/.exec(f[2]);
   const inNoSymbol = () => syms.atFileOffset(g[4], parseInt(unknown[1], 16)).length === 0;
   if (!g[1] && !g[2] && unknown && g[4]) return inNoSymbol() ? 'yes' : 'no';
+  // libunwind named nothing where v8walk names a symbol that has no size in the file's tables
+  // (libunwind looks a pc up in the symbols' extents only)
+  if (!g[1] && !g[2] && !unknown && g[4] && syms.sizeless(g[4], f[2])) return 'libunwind';
   if (!g[2] || !g[4]) return 'no';
   const size = syms.size(g[4], g[2]);
   // a symbol without an extent in the file's tables (size 0: _init, which a PLT stub follows):
@@ -100,11 +108,16 @@ function compareStop(stop, syms, arch = process.arch) {
     r.top = r.top.slice(0, -1);
   }
   // libunwind's stack ends inside the top run (or the whole stack), past a frame it had no unwind
-  // information for
-  const topCut = arm64 && theirs.length < r.top.length && theirs.some((g) => g[5] === 0);
+  // information for; or it goes on from such a frame that is not the innermost (where its
+  // fallback's guess takes the link register, which only the innermost frame may still hold): its
+  // frames after that one are compared no further
+  const guessed = theirs.findIndex((g, i) => i >= 1 && i < r.top.length && g[5] === 0);
+  const reach = arm64 && guessed >= 0 ? guessed + 1 : theirs.length;
+  const topCut = arm64 && reach < r.top.length && theirs.some((g) => g[5] === 0);
   if (topCut) {
-    out.pastReach += r.top.length - theirs.length;
-    r.top = r.top.slice(0, theirs.length);
+    out.pastReach += r.top.length - reach;
+    r.top = r.top.slice(0, reach);
+    theirs = theirs.slice(0, reach);
   }
   if (topCut && !r.whole) {
     out.bottomUnreached++;

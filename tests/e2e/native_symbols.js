@@ -33,12 +33,12 @@ function nmList(args, file) {
   } catch { /* names as they are */ }
   const out = [];
   text.split('\n').forEach((line, i) => {
-    const m = /^([0-9a-f]+) ([0-9a-f]+) [tTwWiI] (.+)$/.exec(line);
+    const m = /^([0-9a-f]+) ([0-9a-f]+) [tTwWiI] (.+)$/.exec(line) || /^([0-9a-f]+)() [tTwWiI] (.+)$/.exec(line);
     if (!m) return;
-    const d = /^[0-9a-f]+ [0-9a-f]+ [tTwWiI] (.+)$/.exec(shown[i] || '');
+    const d = /^[0-9a-f]+ (?:[0-9a-f]+ )?[tTwWiI] (.+)$/.exec(shown[i] || '');
     // (a dynamic symbol's version, "@@GLIBC_2.3.3", is not part of its name)
     const bare = (n) => n.replace(/@.*$/, '');
-    out.push({ addr: parseInt(m[1], 16), size: parseInt(m[2], 16), name: bare(m[3]), shown: withoutParams(bare(d ? d[1] : m[3])) });
+    out.push({ addr: parseInt(m[1], 16), size: m[2] ? parseInt(m[2], 16) : 0, name: bare(m[3]), shown: withoutParams(bare(d ? d[1] : m[3])) });
   });
   return out;
 }
@@ -84,6 +84,11 @@ function symbolTables() {
     size(file, name) {
       const same = load(file).own.filter((x) => x.name === name);
       return same.length ? Math.min(...same.map((x) => x.size)) : null;
+    },
+    // does the file's own tables hold a symbol shown as `shown` with no size (an assembler
+    // function without .size, as V8's PushAllRegistersAndIterateStack in Node 22)?
+    sizeless(file, shown) {
+      return load(file).own.some((x) => x.shown === shown && x.size === 0);
     },
     // the names (as v8walk shows them: aliases, e.g. __clone3 and __GI___clone3, are one
     // function) of the symbols that hold the address `off` past symbol `name`'s start; null when
