@@ -38,15 +38,23 @@ static bool in_elf(struct unwinder *u, uint64_t pc)
 	return addrspace_lookup(u->as, pc, &ai) && ai.mod;
 }
 
+/* The ELF image holding pc and pc's link-time address in it; NULL for V8's code or no mapping. */
+static struct elf_image *image_at(struct unwinder *u, uint64_t pc, uint64_t *vaddr)
+{
+	struct addr_info ai;
+	if (!addrspace_lookup(u->as, pc, &ai) || !ai.mod || !ai.vaddr_ok)
+		return NULL;
+	*vaddr = ai.vaddr;
+	return addrspace_image(u->as, ai.mod);
+}
+
 /* Has the module holding this return address an FDE for it? */
 static bool native_at(void *ctx, uint64_t ret)
 {
 	struct unwinder *u = ctx;
-	struct addr_info ai;
-	if (!addrspace_lookup(u->as, ret, &ai) || !ai.mod || !ai.vaddr_ok)
-		return false;
-	struct elf_image *img = addrspace_image(u->as, ai.mod);
-	return img && cfi_covers(&u->cfi, img, ai.vaddr - 1);
+	uint64_t vaddr;
+	struct elf_image *img = image_at(u, ret, &vaddr);
+	return img && cfi_covers(&u->cfi, img, vaddr - 1);
 }
 
 /* A frame-pointer step's caller, where the machine's frame pointer points at its frame record
@@ -55,13 +63,11 @@ static bool native_at(void *ctx, uint64_t ret)
  * gave (the callee's record is below the caller's sp) is taken. */
 static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t callee_fp)
 {
-	struct addr_info ai;
-	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP) ||
-	    !addrspace_lookup(u->as, next->r[REG_PC], &ai) || !ai.mod || !ai.vaddr_ok)
+	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP))
 		return;
-	struct elf_image *img = addrspace_image(u->as, ai.mod);
-	uint64_t sp;
-	if (img && cfi_sp_from_frame_record(&u->cfi, img, ai.vaddr - 1, next->r[REG_FP], &sp) &&
+	uint64_t vaddr, sp;
+	struct elf_image *img = image_at(u, next->r[REG_PC], &vaddr);
+	if (img && cfi_sp_from_frame_record(&u->cfi, img, vaddr - 1, next->r[REG_FP], &sp) &&
 	    sp >= callee_fp + 16 && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
 		reg_set(next, REG_SP, sp);
 }
@@ -85,14 +91,11 @@ static bool link_is_return(struct unwinder *u, const struct regset *cur, struct 
 static enum cfi_result try_cfi(struct unwinder *u, uint64_t pc, bool exact, const struct regset *in,
 			       struct regset *out, struct memsrc *mem, bool *signal)
 {
-	struct addr_info ai;
-	if (!addrspace_lookup(u->as, pc, &ai) || !ai.mod || !ai.vaddr_ok)
-		return CFI_NO_FDE;
-	struct elf_image *img = addrspace_image(u->as, ai.mod);
+	uint64_t vaddr;
+	struct elf_image *img = image_at(u, pc, &vaddr);
 	if (!img)
 		return CFI_NO_FDE;
-	uint64_t lookup = exact ? ai.vaddr : ai.vaddr - 1;
-	return cfi_step(&u->cfi, img, lookup, in, out, mem, signal);
+	return cfi_step(&u->cfi, img, exact ? vaddr : vaddr - 1, in, out, mem, signal);
 }
 
 int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *mem,

@@ -114,7 +114,10 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     if (SYSCALL_ENTRY.test(s.frames[k])) {
       viaEntry += s.count;
       if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
-      else notWrapper.set(s.frames.slice(Math.max(0, k - 3), k).join(';'), (notWrapper.get(s.frames.slice(Math.max(0, k - 3), k).join(';')) || 0) + s.count);
+      else {
+        const above = s.frames.slice(Math.max(0, k - 3), k).join(';');
+        notWrapper.set(above, (notWrapper.get(above) || 0) + s.count);
+      }
     }
     if (USER_ENTRY.test(s.frames[k])) viaAnyEntry += s.count;
     else otherWays.set(s.frames[k], (otherWays.get(s.frames[k]) || 0) + s.count);
