@@ -635,16 +635,25 @@ static __always_inline void loop_back_to_wait(void)
 	bpf_ringbuf_submit(rec, wake_for(true));
 }
 
-/* libuv's loop waits in one of these (util/loop_wait.h); attached only with --stalls */
-SEC("tracepoint/syscalls/sys_exit_epoll_wait")
-int v8w_exit_epoll_wait(void *ctx) { loop_left_wait(); return 0; }
-SEC("tracepoint/syscalls/sys_exit_epoll_pwait")
-int v8w_exit_epoll_pwait(void *ctx) { loop_left_wait(); return 0; }
-SEC("tracepoint/syscalls/sys_exit_epoll_pwait2")
-int v8w_exit_epoll_pwait2(void *ctx) { loop_left_wait(); return 0; }
-SEC("tracepoint/syscalls/sys_enter_epoll_wait")
-int v8w_enter_epoll_wait(void *ctx) { loop_back_to_wait(); return 0; }
-SEC("tracepoint/syscalls/sys_enter_epoll_pwait")
-int v8w_enter_epoll_pwait(void *ctx) { loop_back_to_wait(); return 0; }
-SEC("tracepoint/syscalls/sys_enter_epoll_pwait2")
-int v8w_enter_epoll_pwait2(void *ctx) { loop_back_to_wait(); return 0; }
+/* libuv's loop waits in one of the system calls util/loop_wait.h names. Attached only with
+ * --stalls, to the kernel's own system-call tracepoints (raw, typed by BTF) rather than the
+ * per-call ones, which exist only where tracefs is mounted (often not in a container, nor on a
+ * host where nothing mounted it): every system call of the machine passes here while v8walk
+ * watches, as it does through the per-call ones (they are built on these two). */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(v8w_sys_enter, struct pt_regs *regs, long nr)
+{
+	if (syscall_is_loop_wait(nr))
+		loop_back_to_wait();
+	return 0;
+}
+
+/* the exit's tracepoint has the call's result, not its number: that is in the registers saved at
+ * its entry (x86-64 orig_ax, arm64 syscallno) */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(v8w_sys_exit, struct pt_regs *regs, long ret)
+{
+	if (syscall_is_loop_wait(V8W_UREGS_SYSCALL(regs)))
+		loop_left_wait();
+	return 0;
+}

@@ -24,13 +24,10 @@
 
 enum { PROC_PID_INIT_INO = 0xEFFFFFFCu };
 
-/* --stalls: the programs on libuv's loop waits (bpf_sampler.bpf.c) */
-enum { LOOP_LINKS = 6 };
-
 struct bpf_sampler {
 	struct v8w_bpf *skel;
 	struct bpf_link *exec_link, *exit_link, *switch_link;
-	struct bpf_link *loop_links[LOOP_LINKS];
+	struct bpf_link *sys_enter_link, *sys_exit_link; /* --stalls: libuv's loop waits */
 	struct bpf_link **links; /* per CPU */
 	int *event_fds;
 	int ncpus;
@@ -142,20 +139,8 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	b->skel->rodata->period_ns = bpf_sampler_period_ns(cfg);
 	b->skel->rodata->waits = !cfg->on_cpu_only;
 	b->skel->rodata->stall_ns = cfg->stall_ns;
-	/* each loop wait's exit and entry, by its system call's number on this machine: one the
-	 * machine lacks (arm64 has no epoll_wait) is neither loaded nor attached */
-	const struct {
-		struct bpf_program *prog;
-		long nr;
-	} loop[LOOP_LINKS] = {
-	    {b->skel->progs.v8w_exit_epoll_wait, LOOP_WAIT_NR_EPOLL_WAIT},
-	    {b->skel->progs.v8w_exit_epoll_pwait, LOOP_WAIT_NR_EPOLL_PWAIT},
-	    {b->skel->progs.v8w_exit_epoll_pwait2, LOOP_WAIT_NR_EPOLL_PWAIT2},
-	    {b->skel->progs.v8w_enter_epoll_wait, LOOP_WAIT_NR_EPOLL_WAIT},
-	    {b->skel->progs.v8w_enter_epoll_pwait, LOOP_WAIT_NR_EPOLL_PWAIT},
-	    {b->skel->progs.v8w_enter_epoll_pwait2, LOOP_WAIT_NR_EPOLL_PWAIT2}};
-	for (int i = 0; i < LOOP_LINKS; i++)
-		bpf_program__set_autoload(loop[i].prog, cfg->stall_ns != 0 && loop[i].nr >= 0);
+	bpf_program__set_autoload(b->skel->progs.v8w_sys_enter, cfg->stall_ns != 0);
+	bpf_program__set_autoload(b->skel->progs.v8w_sys_exit, cfg->stall_ns != 0);
 	set_pidns(b->skel);
 	int err = v8w_bpf__load(b->skel);
 	if (err) {
@@ -174,19 +159,13 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 		goto fail;
 	}
 	if (cfg->stall_ns) {
-		fail->stage = BPF_STAGE_LOOP_WAITS;
-		for (int i = 0; i < LOOP_LINKS; i++) {
-			if (loop[i].nr < 0)
-				continue;
-			/* epoll_pwait2 is younger (5.11) than the rest: a kernel without it has
-			 * no libuv that waits in it */
-			b->loop_links[i] = bpf_program__attach(loop[i].prog);
-			if (!b->loop_links[i] && loop[i].nr != LOOP_WAIT_NR_EPOLL_PWAIT2) {
-				fail->err = errno;
-				goto fail;
-			}
+		b->sys_enter_link = bpf_program__attach(b->skel->progs.v8w_sys_enter);
+		b->sys_exit_link = bpf_program__attach(b->skel->progs.v8w_sys_exit);
+		if (!b->sys_enter_link || !b->sys_exit_link) {
+			fail->stage = BPF_STAGE_LOOP_WAITS;
+			fail->err = errno;
+			goto fail;
 		}
-		fail->stage = BPF_STAGE_ATTACH;
 	}
 	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.records), on_record, b, NULL);
 	if (!b->rb) {
@@ -263,8 +242,8 @@ void bpf_sampler_close(struct bpf_sampler *b)
 		if (b->event_fds[i] >= 0)
 			close(b->event_fds[i]);
 	}
-	for (int i = 0; i < LOOP_LINKS; i++)
-		bpf_link__destroy(b->loop_links[i]);
+	bpf_link__destroy(b->sys_enter_link);
+	bpf_link__destroy(b->sys_exit_link);
 	bpf_link__destroy(b->exec_link);
 	bpf_link__destroy(b->exit_link);
 	bpf_link__destroy(b->switch_link);

@@ -123,9 +123,9 @@ bool explain_bpf_failure(const struct bpf_failure *fail, const struct bpf_facts 
 			  strerror(fail->err));
 		return false;
 	case BPF_STAGE_LOOP_WAITS:
-		sb_printf(out, "--stalls watches the event loop through the epoll system calls' "
-			       "tracepoints, which the kernel refused (%s): it needs "
-			       "CONFIG_FTRACE_SYSCALLS and tracefs",
+		sb_printf(out, "--stalls watches the event loop through the kernel's system-call "
+			       "tracepoints (sys_enter, sys_exit), which it refused (%s): it needs "
+			       "CONFIG_HAVE_SYSCALL_TRACEPOINTS",
 			  strerror(fail->err));
 		return false;
 	}

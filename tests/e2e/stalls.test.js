@@ -6,7 +6,8 @@
 // CPU meanwhile, on a machine busy with other work), with the blocking function as the
 // innermost application frame of 90 % of its samples and the time in the class it belongs to;
 // none under it is; the profile (-o) holds the stalls' samples alone. --stalls watches the loop's
-// epoll calls with eBPF: in the ptrace pass it is refused with the reason.
+// epoll calls with eBPF: in the ptrace pass it is refused with the reason. It needs no tracefs: one
+// run is in a mount namespace of its own without it (nor debugfs), as in many containers.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
@@ -34,6 +35,12 @@ const KINDS = {
   read: { fn: 'readPipe', cls: 'native' },
   gc: { fn: null, cls: 'gc' },
 };
+
+// Run v8walk where neither tracefs nor debugfs is mounted: a mount namespace of its own, both
+// unmounted there (exit 97 if they could not be).
+const WITHOUT_TRACEFS = ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+  'for m in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug; do umount -l "$m" 2>/dev/null; done; ' +
+  'if grep -qE " (tracefs|debugfs) " /proc/self/mounts; then echo "still mounted: tracefs or debugfs" >&2; exit 97; fi; exec "$@"', 'sh'];
 
 function stallsOf(stdout) {
   return stdout.split('\n').filter((l) => l.startsWith('{"stall"')).map((l) => JSON.parse(l).stall);
@@ -136,12 +143,12 @@ h.modeTest('bpf', '--stalls: every loop iteration over the threshold reported on
   assert.match(r.stderr, /\d+ stalls? of 50 ms or more/);
 });
 
-h.modeTest('bpf', '--stalls: a stall already running when v8walk starts is reported as lasting at least as long', async (t) => {
+h.modeTest('bpf', '--stalls: a stall already running when v8walk starts is reported as lasting at least as long (no tracefs mounted)', async (t) => {
   const fx = await h.startFixture('stalls.js');
   t.after(() => fx.stop());
   fx.child.stdin.write('block busy 4000\n');
   await h.sleep(300); // inside the block
-  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', '/dev/null']);
+  const run = h.startV8walk(['--pid', String(fx.pid), '--stalls', String(THRESHOLD), '--json', '-o', '/dev/null'], { wrap: WITHOUT_TRACEFS });
   await run.sampling;
   const sampling = process.hrtime.bigint(); // CLOCK_MONOTONIC, the fixture's clock
   const b = await fx.next((m) => m.blocked === 'busy', 30000);
