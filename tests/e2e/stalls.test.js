@@ -135,9 +135,13 @@ h.modeTest('bpf', '--stalls: every loop iteration over the threshold reported on
   const stacks = h.parseFolded(fs.readFileSync(out, 'utf8'));
   const total = stacks.reduce((a, s) => a + s.count, 0);
   assert.strictEqual(total, stalls.reduce((a, s) => a + s.samples, 0), 'every sample of the profile is a stall\'s');
+  // (an iteration ends where the wait's system call enters the kernel: a thread preempted in its
+  // libc wrapper just before, on a machine short of CPUs — 2 % of one stall's samples once in the
+  // emulated arm64 machine — is still in it; the loop asleep in its wait would be hundreds)
   const inWait = stacks.filter((s) => /epoll_(p)?wait/.test(s.frames[s.frames.length - 1]));
-  assert.deepStrictEqual(inWait.map((s) => `${s.count} × ${s.frames.join(';')}`), [],
-    `no sample of the loop in its wait\nstderr:\n${r.stderr}\nstdout:\n${r.stdout}`);
+  const waitSamples = inWait.reduce((a, s) => a + s.count, 0);
+  assert.ok(waitSamples <= Math.max(3, 0.01 * total), `${waitSamples} samples of the loop in its wait:\n` +
+    `${inWait.map((s) => `${s.count} × ${s.frames.join(';')}`).join('\n')}\nstderr:\n${r.stderr}\nstdout:\n${r.stdout}`);
   for (const fn of ['busyLoop', 'parseBig', 'matchEvil', 'readPipe'])
     assert.ok(stacks.some((s) => s.frames.some((f) => f.startsWith(`${fn} `))), `${fn} in the profile`);
   assert.match(r.stderr, /\d+ stalls? of 50 ms or more/);
@@ -167,7 +171,7 @@ h.modeTest('bpf', '--stalls: a stall already running when v8walk starts is repor
 h.modeTest('bpf', '--stalls in launch mode: the program\'s stalls', async (t) => {
   const fx = await h.launchFixture('stalls.js', { v8walkArgs: ['--stalls', String(THRESHOLD), '-o', path.join(tmp, 'launched.folded')] });
   t.after(() => fx.stop());
-  await block(fx, 'busy', 10);
+  const small = await block(fx, 'busy', 10);
   const b = await block(fx, 'busy', 150);
   // the stall is told of before the program ends (a process gone cannot have its frames named)
   await h.waitFor(() => /stall .*busyLoop/.test(fx.stderr()), 20000);
@@ -175,10 +179,15 @@ h.modeTest('bpf', '--stalls in launch mode: the program\'s stalls', async (t) =>
   const r = await fx.done;
   // the program's own start (its first iteration, before its loop first waits) may be one too
   const lines = r.stderr.split('\n').filter((l) => /^v8walk: stall .*busyLoop/.test(l));
-  assert.strictEqual(lines.length, 1, r.stderr);
-  const ms = Number(/stall ([\d.]+) ms/.exec(lines[0])[1]);
-  assert.ok(Math.abs(ms - b.ms) <= Math.max(2, 0.05 * b.ms) + b.waited, `${ms} ms reported for ${b.ms} ms (it waited ${b.waited} ms for a CPU)`);
-  assert.match(lines[0], /busyLoop \(/);
+  // the short block is one only where it ran past the threshold by the fixture's own clock (in an
+  // emulated machine a tier-up compile inside it can take that long); as in the first test
+  const smallIs = small.ms < (THRESHOLD - 10) / h.WAIT_SCALE ? 0 : small.ms >= THRESHOLD + 5 ? 1 : null;
+  if (smallIs === null) assert.ok(lines.length === 1 || lines.length === 2, `${small.ms} ms and ${b.ms} ms blocks:\n${r.stderr}`);
+  else assert.strictEqual(lines.length, 1 + smallIs, `${small.ms} ms and ${b.ms} ms blocks:\n${r.stderr}`);
+  const last = lines[lines.length - 1];
+  const ms = Number(/stall ([\d.]+) ms/.exec(last)[1]);
+  assert.ok(Math.abs(ms - b.ms) <= Math.max(2, 0.05 * b.ms) * h.WAIT_SCALE + b.waited, `${ms} ms reported for ${b.ms} ms (it waited ${b.waited} ms for a CPU)`);
+  assert.match(last, /busyLoop \(/);
 });
 
 // A real server: Express under a steady load of fast requests, with one slow route whose handler
@@ -216,7 +225,8 @@ h.modeTest('bpf', '--stalls on an Express server under load: each request to its
   run.child.kill('SIGINT');
   const r = await run.done;
   assert.strictEqual(r.code, 0, r.stderr);
-  assert.ok(st.fast > 200, `the load: ${st.fast} fast requests`);
+  // (a few hundred; an emulated machine, V8WALK_E2E_TIME_SCALE > 1, serves that many times fewer)
+  assert.ok(st.fast > 200 / h.WAIT_SCALE, `the load: ${st.fast} fast requests`);
   const stalls = stallsOf(r.stdout);
   const problems = [];
   for (const b of st.slow) {
