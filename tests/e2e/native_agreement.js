@@ -135,7 +135,7 @@ function compareStop(stop, syms, arch = process.arch) {
   }
   r.top.forEach((f, i) => pair(r.whole ? 'stack' : 'top', f, theirs[i]));
   if (r.whole) {
-    if (theirs.length > r.top.length) out.disagreements.push(`stack: libunwind has ${theirs.length - r.top.length} frames more (${theirs.slice(r.top.length).map((g) => g[1] || hex(g[0])).join(' < ')})`);
+    if (theirs.length > r.top.length) out.disagreements.push(`stack: libunwind has ${theirs.length - r.top.length} frames more (${theirs.slice(r.top.length).map((g) => g[1] || hex(g[0])).join(' < ')}) than v8walk's ${r.top.length} (${r.top.map((f) => `${f[2]} ${hex(f[0])}`).join(' < ')}), which ended: ${stop.v8walkEnd || 'not said'}`);
     return out;
   }
   pcOnly('the first V8 frame', r.firstV8, theirs[r.top.length]);

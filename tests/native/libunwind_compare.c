@@ -6,7 +6,7 @@
  * stackwalk_capture over the live process, stackwalk_name_natives). Then the thread runs again.
  * One JSON line per stop on stdout:
  *   {"tid":…,"comm":"…","libunwind":[[pc,"demangled name","symbol",offset,"mapping",info],…],
- *    "end":"…","v8walk":[[pc,"kind","name"],…]}
+ *    "end":"…","v8walk":[[pc,"kind","name"],…],"v8walkEnd":"…"}
  * ("mapping": the file mapped at libunwind's pc, "" for anonymous memory — V8's code —, "?" for
  * none, from the maps the target was opened with; info: 1 where libunwind found unwind
  * information for the frame, 0 where it steps by its fallback).
@@ -216,7 +216,8 @@ static bool v8walk_frames(struct walker *w, pid_t tid, FILE *out)
 		json_string(out, f->name ? intern_get(&w->strings, f->name) : "");
 		fputc(']', out);
 	}
-	fputs("]", out);
+	static const char *const ends[] = {"complete", "frame-pointer chain ended", "max depth", "broken"};
+	fprintf(out, "],\"v8walkEnd\":\"%s\"", (unsigned)ws.end < 4 ? ends[ws.end] : "?");
 	return true;
 }
 

@@ -85,54 +85,74 @@ Test(cfi_arm64, unwinds_own_signed_stack_to_the_outermost_frame)
 	self_walk_free(&w);
 }
 
-/* A leaf function as libc's syscall() is one (Atomics.wait sleeps in it from Node 24 on): no
- * frame of its own, sp untouched, its return address in lr; its CFI is the CIE's (CFA = sp, x30
- * the same value). It records its own pc, sp, fp and lr. */
+/* A leaf function records its own pc, sp, fp and lr: no frame of its own, sp untouched, its
+ * return address in lr. LEAF_CAPTURE(name, cfi_start, cfi_end) defines one, with CFI (the CIE's:
+ * CFA = sp, x30 the same value) or without. Global (hidden): the tests take their addresses, and
+ * the linker gives the GOT entries of two local symbols of one section the same address. */
 struct leaf_regs {
 	uint64_t pc, sp, fp, lr;
 };
-void v8w_test_leaf_capture(struct leaf_regs *out);
-__asm__(".text\n"
-	".type v8w_test_leaf_capture, %function\n"
-	"v8w_test_leaf_capture:\n"
-	"\t.cfi_startproc\n"
-	"\thint 34\n" /* bti c */
-	"\tadr x1, .\n"
-	"\tstr x1, [x0]\n"
-	"\tmov x1, sp\n"
-	"\tstr x1, [x0, #8]\n"
-	"\tstr x29, [x0, #16]\n"
-	"\tstr x30, [x0, #24]\n"
-	"\tret\n"
-	"\t.cfi_endproc\n"
-	"\t.size v8w_test_leaf_capture, .-v8w_test_leaf_capture\n");
+#define LEAF_CAPTURE(name, cfi_start, cfi_end)                                                     \
+	__asm__(".text\n"                                                                          \
+		".globl " name "\n.hidden " name "\n.type " name ", %function\n" name ":\n" cfi_start "\thint 34\n" /* bti c */          \
+		"\tadr x1, .\n"                                                                    \
+		"\tstr x1, [x0]\n"                                                                 \
+		"\tmov x1, sp\n"                                                                   \
+		"\tstr x1, [x0, #8]\n"                                                             \
+		"\tstr x29, [x0, #16]\n"                                                           \
+		"\tstr x30, [x0, #24]\n"                                                           \
+		"\tret\n" cfi_end ".size " name ", .-" name "\n")
 
-/* walks from inside the leaf: its caller's frame is the same until this returns */
-static __attribute__((noinline, noipa)) void leaf_caller(struct walk *w)
+/* as libc's syscall() is one (Atomics.wait sleeps in it from Node 24 on) */
+void v8w_test_leaf_capture(struct leaf_regs *out);
+LEAF_CAPTURE("v8w_test_leaf_capture", "\t.cfi_startproc\n", "\t.cfi_endproc\n");
+/* as OpenSSL's sha512_block_armv8 is one (pbkdf2 spends its time in it): no unwind tables; the
+ * frame record at fp is its caller's, whose own return address a frame-pointer step would take,
+ * skipping the caller */
+void v8w_test_leaf_capture_nocfi(struct leaf_regs *out);
+LEAF_CAPTURE("v8w_test_leaf_capture_nocfi", "", "");
+
+/* walks from inside the leaf `capture`: its caller's frame is the same until it returns */
+static __attribute__((noinline, noipa)) void leaf_caller(struct walk *w, void (*capture)(struct leaf_regs *))
 {
 	struct leaf_regs at;
-	v8w_test_leaf_capture(&at);
+	capture(&at);
 	walk_from(w, at.pc, at.sp, at.fp, at.lr);
 	__asm__ volatile("" ::: "memory");
 }
 
-static __attribute__((noinline, noipa)) void leaf_outer(struct walk *w)
+static __attribute__((noinline, noipa)) void leaf_outer(struct walk *w, void (*capture)(struct leaf_regs *))
 {
-	leaf_caller(w);
+	leaf_caller(w, capture);
 	__asm__ volatile("" ::: "memory");
+}
+
+/* the walk from `leaf`: it, its caller (found `how`) at the leaf's sp, its caller's caller (by CFI) */
+static void check_leaf_walk(struct walk *w, const char *leaf, enum frame_how how)
+{
+	cr_assert_eq(w->end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w->n);
+	int a = self_walk_find(w, leaf), b = self_walk_find(w, "leaf_caller"), c = self_walk_find(w, "leaf_outer");
+	cr_assert(a == 0 && b == 1 && c == 2, "%s=%d leaf_caller=%d leaf_outer=%d", leaf, a, b, c);
+	cr_assert_eq(w->raw[1].how, how);
+	cr_assert_eq(w->raw[1].sp, w->raw[0].sp, "a leaf keeps its caller's sp");
+	cr_assert_eq(w->raw[2].how, FRAME_CFI);
+	for (int i = 2; i < w->n; i++)
+		cr_assert_gt(w->raw[i].sp, w->raw[i - 1].sp, "the stack unwinds toward its base");
 }
 
 Test(cfi_arm64, a_leaf_at_the_top_returns_to_lr_with_the_same_sp)
 {
 	static struct walk w;
-	leaf_outer(&w);
-	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
-	int a = self_walk_find(&w, "v8w_test_leaf_capture"), b = self_walk_find(&w, "leaf_caller"), c = self_walk_find(&w, "leaf_outer");
-	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d leaf_caller=%d leaf_outer=%d", a, b, c);
-	cr_assert_eq(w.raw[1].how, FRAME_CFI);
-	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "a leaf keeps its caller's sp");
-	for (int i = 2; i < w.n; i++)
-		cr_assert_gt(w.raw[i].sp, w.raw[i - 1].sp, "the stack unwinds toward its base");
+	leaf_outer(&w, v8w_test_leaf_capture);
+	check_leaf_walk(&w, "v8w_test_leaf_capture", FRAME_CFI);
+	self_walk_free(&w);
+}
+
+Test(cfi_arm64, a_leaf_without_cfi_at_the_top_returns_to_lr)
+{
+	static struct walk w;
+	leaf_outer(&w, v8w_test_leaf_capture_nocfi);
+	check_leaf_walk(&w, "v8w_test_leaf_capture_nocfi", FRAME_LINK);
 	self_walk_free(&w);
 }
 
@@ -190,50 +210,5 @@ Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
 	cr_assert_eq(w.raw[3].how, FRAME_FP, "the caller is found by the frame pointer");
 	cr_assert_eq(w.raw[3].sp, w.raw[2].fp + 96, "the caller's sp is above the 80 bytes pushed before the record");
 	cr_assert_eq(w.raw[4].how, FRAME_CFI);
-	self_walk_free(&w);
-}
-
-/* A leaf without unwind tables and without a frame record (OpenSSL's sha512_block_armv8, which
- * pbkdf2 spends its time in): its return address is in lr only; the frame record at fp is its
- * caller's, whose own return address a frame-pointer step would take, skipping the caller. */
-void v8w_test_leaf_capture_nocfi(struct leaf_regs *out);
-__asm__(".text\n"
-	".type v8w_test_leaf_capture_nocfi, %function\n"
-	"v8w_test_leaf_capture_nocfi:\n"
-	"\thint 34\n" /* bti c */
-	"\tadr x1, .\n"
-	"\tstr x1, [x0]\n"
-	"\tmov x1, sp\n"
-	"\tstr x1, [x0, #8]\n"
-	"\tstr x29, [x0, #16]\n"
-	"\tstr x30, [x0, #24]\n"
-	"\tret\n"
-	"\t.size v8w_test_leaf_capture_nocfi, .-v8w_test_leaf_capture_nocfi\n");
-
-static __attribute__((noinline, noipa)) void nocfi_leaf_caller(struct walk *w)
-{
-	struct leaf_regs at;
-	v8w_test_leaf_capture_nocfi(&at);
-	walk_from(w, at.pc, at.sp, at.fp, at.lr);
-	__asm__ volatile("" ::: "memory");
-}
-
-static __attribute__((noinline, noipa)) void nocfi_leaf_outer(struct walk *w)
-{
-	nocfi_leaf_caller(w);
-	__asm__ volatile("" ::: "memory");
-}
-
-Test(cfi_arm64, a_leaf_without_cfi_at_the_top_returns_to_lr)
-{
-	static struct walk w;
-	nocfi_leaf_outer(&w);
-	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
-	int a = self_walk_find(&w, "v8w_test_leaf_capture_nocfi"), b = self_walk_find(&w, "nocfi_leaf_caller"),
-	    c = self_walk_find(&w, "nocfi_leaf_outer");
-	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d nocfi_leaf_caller=%d nocfi_leaf_outer=%d", a, b, c);
-	cr_assert_eq(w.raw[1].how, FRAME_LINK);
-	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "a leaf keeps its caller's sp");
-	cr_assert_eq(w.raw[2].how, FRAME_CFI);
 	self_walk_free(&w);
 }
