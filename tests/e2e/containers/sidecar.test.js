@@ -5,7 +5,7 @@
 // fallbacks (v8walk's own stack copies, /proc for thread states, the perf map) with names and lines
 // as the target's Error.stack, and the summary says what was refused and which flags allow it; eBPF
 // is refused in one line with a non-zero exit; with the flags it names, both samplers get what
-// they lacked.
+// they lacked, and --stalls watches the loop from the sidecar.
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert');
@@ -103,6 +103,13 @@ test('[bpf] sidecar: under the default seccomp profile eBPF is refused in one li
   assert.strictEqual(ok.code, 0, ok.stderr);
   const s = exactShare(ok.stdout, `node [container=${fx.id.slice(0, 12)}] (1)`, fx.ready.truth);
   assert.ok(s.total >= 20 && s.exact >= s.total * 0.9, `eBPF from the sidecar: ${s.exact} of ${s.total} samples with Error.stack's frames`);
+
+  // --stalls: the loop's waits are watched through the kernel's system-call tracepoints, which need
+  // no tracefs (the container has none); the target spins in one iteration from before v8walk came
+  const st = await sidecar(fx, ['--cap-add', 'SYS_PTRACE,PERFMON,BPF', '--security-opt', 'seccomp=unconfined'],
+    ['--mode', 'bpf', '--pid', '1', '--stalls', '50', '--duration', '2', '-o', '/dev/null']);
+  assert.strictEqual(st.code, 0, st.stderr);
+  assert.match(st.stderr, /v8walk: stall over [\d.]+ ms and still running at .*spinHere/, st.stderr);
 });
 
 // the target's container with v8walk in it (bind-mounted read-only) and SYS_PTRACE
