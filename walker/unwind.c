@@ -127,10 +127,13 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		if (r == CFI_OK) {
 			how = signal ? FRAME_SIGNAL_RESUME : FRAME_CFI;
 		} else if (r == CFI_NO_FDE && how == FRAME_TOP && link_is_return(u, &cur, mem, &link)) {
-			/* the caller from the link register; a leaf keeps sp and the callee-saved registers */
+			/* the caller from the link register; a leaf keeps the callee-saved registers, and
+			 * sp unless it is inside its prologue, past pushing its frame record and before
+			 * pointing fp at it: the caller's sp from its own frame record then */
 			out[n - 1].no_cfi = true;
 			next = cur;
 			reg_set(&next, REG_PC, link);
+			caller_sp_from_record(u, &next, cur.r[REG_SP] - 16);
 			how = FRAME_LINK;
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */

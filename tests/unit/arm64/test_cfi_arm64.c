@@ -112,6 +112,23 @@ LEAF_CAPTURE("v8w_test_leaf_capture", "\t.cfi_startproc\n", "\t.cfi_endproc\n");
 void v8w_test_leaf_capture_nocfi(struct leaf_regs *out);
 LEAF_CAPTURE("v8w_test_leaf_capture_nocfi", "", "");
 
+/* as sha512_block_armv8 stopped inside its prologue (Debian's libcrypto): its frame record pushed,
+ * fp not yet pointed at it, lr still the return address; sp 16 below its caller's */
+void v8w_test_prologue_capture(struct leaf_regs *out);
+__asm__(".text\n.globl v8w_test_prologue_capture\n.hidden v8w_test_prologue_capture\n"
+	".type v8w_test_prologue_capture, %function\nv8w_test_prologue_capture:\n"
+	"\thint 34\n" /* bti c */
+	"\tstp x29, x30, [sp, #-16]!\n"
+	"\tadr x1, .\n"
+	"\tstr x1, [x0]\n"
+	"\tmov x1, sp\n"
+	"\tstr x1, [x0, #8]\n"
+	"\tstr x29, [x0, #16]\n"
+	"\tstr x30, [x0, #24]\n"
+	"\tldp x29, x30, [sp], #16\n"
+	"\tret\n"
+	".size v8w_test_prologue_capture, .-v8w_test_prologue_capture\n");
+
 /* walks from inside the leaf `capture`: its caller's frame is the same until it returns */
 static __attribute__((noinline, noipa)) void leaf_caller(struct walk *w, void (*capture)(struct leaf_regs *))
 {
@@ -127,14 +144,15 @@ static __attribute__((noinline, noipa)) void leaf_outer(struct walk *w, void (*c
 	__asm__ volatile("" ::: "memory");
 }
 
-/* the walk from `leaf`: it, its caller (found `how`) at the leaf's sp, its caller's caller (by CFI) */
-static void check_leaf_walk(struct walk *w, const char *leaf, enum frame_how how)
+/* the walk from `leaf`: it, its caller (found `how`) at the leaf's sp + `pushed`, its caller's
+ * caller (by CFI) */
+static void check_leaf_walk(struct walk *w, const char *leaf, enum frame_how how, uint64_t pushed)
 {
 	cr_assert_eq(w->end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w->n);
 	int a = self_walk_find(w, leaf), b = self_walk_find(w, "leaf_caller"), c = self_walk_find(w, "leaf_outer");
 	cr_assert(a == 0 && b == 1 && c == 2, "%s=%d leaf_caller=%d leaf_outer=%d", leaf, a, b, c);
 	cr_assert_eq(w->raw[1].how, how);
-	cr_assert_eq(w->raw[1].sp, w->raw[0].sp, "a leaf keeps its caller's sp");
+	cr_assert_eq(w->raw[1].sp, w->raw[0].sp + pushed, "the caller's sp");
 	cr_assert_eq(w->raw[2].how, FRAME_CFI);
 	for (int i = 2; i < w->n; i++)
 		cr_assert_gt(w->raw[i].sp, w->raw[i - 1].sp, "the stack unwinds toward its base");
@@ -144,7 +162,7 @@ Test(cfi_arm64, a_leaf_at_the_top_returns_to_lr_with_the_same_sp)
 {
 	static struct walk w;
 	leaf_outer(&w, v8w_test_leaf_capture);
-	check_leaf_walk(&w, "v8w_test_leaf_capture", FRAME_CFI);
+	check_leaf_walk(&w, "v8w_test_leaf_capture", FRAME_CFI, 0);
 	self_walk_free(&w);
 }
 
@@ -152,7 +170,7 @@ Test(cfi_arm64, a_leaf_without_cfi_at_the_top_returns_to_lr)
 {
 	static struct walk w;
 	leaf_outer(&w, v8w_test_leaf_capture_nocfi);
-	check_leaf_walk(&w, "v8w_test_leaf_capture_nocfi", FRAME_LINK);
+	check_leaf_walk(&w, "v8w_test_leaf_capture_nocfi", FRAME_LINK, 0);
 	self_walk_free(&w);
 }
 
@@ -210,5 +228,13 @@ Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
 	cr_assert_eq(w.raw[3].how, FRAME_FP, "the caller is found by the frame pointer");
 	cr_assert_eq(w.raw[3].sp, w.raw[2].fp + 96, "the caller's sp is above the 80 bytes pushed before the record");
 	cr_assert_eq(w.raw[4].how, FRAME_CFI);
+	self_walk_free(&w);
+}
+
+Test(cfi_arm64, a_function_without_cfi_inside_its_prologue_returns_to_lr_above_its_record)
+{
+	static struct walk w;
+	leaf_outer(&w, v8w_test_prologue_capture);
+	check_leaf_walk(&w, "v8w_test_prologue_capture", FRAME_LINK, 16);
 	self_walk_free(&w);
 }
