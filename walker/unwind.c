@@ -57,18 +57,20 @@ static bool native_at(void *ctx, uint64_t ret)
 	return img && cfi_covers(&u->cfi, img, vaddr - 1);
 }
 
-/* A frame-pointer step's caller, where the machine's frame pointer points at its frame record
- * and the caller's CFI places that record: its sp from its fp (cfi.h), which holds whatever the
- * callee without CFI pushed above its own record. Only a higher sp than the step's own rule
- * gave (the callee's record is below the caller's sp) is taken. */
-static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t callee_fp)
+/* A caller found without its CFI-computed sp (a frame-pointer step, or the link register at the
+ * top), where the machine's frame pointer points at its frame record and the caller's CFI places
+ * that record: its sp from its fp (cfi.h), which holds whatever the callee pushed above its own
+ * record (V8's PushAllRegistersAndIterateStack) or in a prologue not yet finished. Taken only
+ * between `sp_floor` (the lowest the caller's sp can be: above the callee's record, or the callee's
+ * own sp) and the caller's fp, and only where it raises the sp the step gave. */
+static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t sp_floor)
 {
 	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP))
 		return;
 	uint64_t vaddr, sp;
 	struct elf_image *img = image_at(u, next->r[REG_PC], &vaddr);
 	if (img && cfi_sp_from_frame_record(&u->cfi, img, vaddr - 1, next->r[REG_FP], &sp) &&
-	    sp >= callee_fp + 16 && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
+	    sp >= sp_floor && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
 		reg_set(next, REG_SP, sp);
 }
 
@@ -133,7 +135,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			out[n - 1].no_cfi = true;
 			next = cur;
 			reg_set(&next, REG_PC, link);
-			caller_sp_from_record(u, &next, cur.r[REG_SP] - 16);
+			caller_sp_from_record(u, &next, cur.r[REG_SP]);
 			how = FRAME_LINK;
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */
@@ -154,7 +156,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			reg_set(&next, REG_FP, saved[0]);
 			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
 			unwind_fp_caller(&next, fp, mem, native_at, u);
-			caller_sp_from_record(u, &next, fp);
+			caller_sp_from_record(u, &next, fp + 16);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
 				*end = UNWIND_FP_END;

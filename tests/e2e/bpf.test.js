@@ -119,13 +119,14 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
     // system call discards the thread's SVE state, and the next SVE instruction traps to have it
     // back (el0_sve_acc, do_sve_acc): libuv's memcpy of the buffers in uv_fs_write, once per
     // write (72 of 110 samples under the write there).
-    if (isSyscall(kernel)) {
+    const syscall = isSyscall(kernel);
+    if (syscall) {
       viaSyscall += s.count;
       if (/write/.test(s.frames[k - 1])) wrapperAbove += s.count;
       else tally(notWrapper, s.frames.slice(Math.max(0, k - 3), k).join(';'), s.count);
     }
     // each way in, by its first frames below the entry (the diagnostic's classes)
-    tally(paths, kernel.slice(0, 3).join(' > ') + (isSyscall(kernel) ? ' [syscall]' : ''), s.count);
+    tally(paths, kernel.slice(0, 3).join(' > ') + (syscall ? ' [syscall]' : ''), s.count);
     if (USER_ENTRY.test(kernel[0])) viaAnyEntry += s.count;
     else tally(otherWays, kernel[0], s.count);
     if (kernel.some((f) => /^(ksys|vfs)_write/.test(f))) kernelWrite += s.count;

@@ -217,7 +217,7 @@ static bool v8walk_frames(struct walker *w, pid_t tid, FILE *out)
 		fputc(']', out);
 	}
 	static const char *const ends[] = {"complete", "frame-pointer chain ended", "max depth", "broken"};
-	fprintf(out, "],\"v8walkEnd\":\"%s\"", (unsigned)ws.end < 4 ? ends[ws.end] : "?");
+	fprintf(out, "],\"v8walkEnd\":\"%s\"", (unsigned)ws.end < sizeof(ends) / sizeof(*ends) ? ends[ws.end] : "?");
 	return true;
 }
 
