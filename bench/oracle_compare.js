@@ -8,7 +8,9 @@
 // Charged alike on both sides: self time goes to the innermost JS function that has a script;
 // builtins and native callbacks (nodes without a url: V8's `push`, v8walk's `Array.push`,
 // `Builtins_…` and native C++ frames) are charged to it, except that regular-expression code is one
-// bucket "(regexp)" (V8: "RegExp: …" nodes; v8walk: <IrregexpFrame>); "(garbage collector)" and
+// bucket "(regexp)" (V8: "RegExp: …" nodes; v8walk: <IrregexpFrame>), and a WebAssembly module's
+// code one bucket per module, by its url (V8 names each of its functions, v8walk the module:
+// "<wasm>" and the exported function's frame, in the module's url); "(garbage collector)" and
 // "(program)" are buckets of their own, "(program)" holding too the native code that has no JS
 // function under it (v8walk: node's event loop in C++, microtasks run in builtins; these fell into
 // "(root)" and out of the comparison before), except in libuv's poll phase, which V8 counts as
@@ -64,6 +66,8 @@ function chargedNodes(profile) {
   const ownKey = (cf) => {
     if (PSEUDO.has(cf.functionName) && !cf.url) return cf.functionName;
     if (!cf.url && (cf.functionName.startsWith('RegExp: ') || cf.functionName === '<IrregexpFrame>')) return REGEXP;
+    if (cf.url && (cf.url.startsWith('wasm://') || cf.functionName === '<wasm>' || /^wasm-function\[\d+\]$/.test(cf.functionName)))
+      return `(wasm) ${cf.url}`;
     if (isEval(cf)) return `${EVAL}:${cf.lineNumber + 1}:${cf.columnNumber + 1}`;
     if (!cf.url) return null; // a builtin or native callback: charged to its caller
     return profileKey(cf);

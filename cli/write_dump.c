@@ -20,6 +20,7 @@ static const char *kind_name(uint8_t kind)
 	case FK_NATIVE: return "native";
 	case FK_BUILTIN: return "builtin";
 	case FK_V8_TYPED: return "frame-type";
+	case FK_WASM: return "wasm";
 	case FK_KERNEL: return "kernel";
 	case FK_TRUNCATED: return "truncated";
 	default: return "unknown";
@@ -99,7 +100,7 @@ int write_dump_text(const struct process_dump *d, FILE *out)
 				sb_addc(&b, ')');
 				if (f->kind == FK_JS_INLINED)
 					sb_add(&b, " [inlined]");
-			} else if (f->kind == FK_NATIVE && f->file) {
+			} else if ((f->kind == FK_NATIVE || f->kind == FK_WASM) && f->file) {
 				sb_add(&b, " ("), add_escaped(&b, str(d, f->file)), sb_addc(&b, ')');
 			}
 			if (f->pc && f->kind != FK_JS_INLINED)
@@ -120,10 +121,11 @@ static void json_view(FILE *out, struct strview v)
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
 {
 	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
+	bool in_script = js || f->kind == FK_WASM; /* WebAssembly: its module's url */
 	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
 	json_view(out, str(d, f->name));
 	fputs(",\"file\":", out);
-	if (js && f->file)
+	if (in_script && f->file)
 		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);
@@ -140,7 +142,7 @@ static void json_frame(const struct process_dump *d, const struct frame *f, FILE
 	else
 		fputs(",\"pc\":null", out);
 	fputs(",\"module\":", out);
-	if (!js && f->file)
+	if (!in_script && f->file)
 		json_view(out, str(d, f->file));
 	else
 		fputs("null", out);

@@ -62,14 +62,19 @@ void frame_parse(struct intern *strings, const char *text, size_t len, struct fr
 	if (ends_with(text, len, "_[k]")) {
 		f->kind = FK_KERNEL;
 		len -= 4;
-	} else if (ends_with(text, len, "_[j]") || ends_with(text, len, "_[i]") || ends_with(text, len, "_[a]")) {
-		f->kind = text[len - 2] == 'j' ? FK_JS : text[len - 2] == 'i' ? FK_JS_INLINED : FK_JS_ASYNC;
+	} else if (ends_with(text, len, "_[j]") || ends_with(text, len, "_[i]") || ends_with(text, len, "_[a]") ||
+		   ends_with(text, len, "_[w]")) {
+		char k = text[len - 2];
+		f->kind = k == 'j' ? FK_JS : k == 'i' ? FK_JS_INLINED : k == 'a' ? FK_JS_ASYNC : FK_WASM;
 		len -= 4;
 		/* "NAME (FILE[:LINE])": the last " (" opens the position */
 		if (len && text[len - 1] == ')') {
 			for (size_t i = len - 1; i >= 2; i--) {
 				if (text[i - 2] == ' ' && text[i - 1] == '(') {
-					file_and_line(strings, text + i, len - 1 - i, f);
+					if (f->kind == FK_WASM) /* a url, no line: "http://h:8080" */
+						f->file = intern_n(strings, text + i, len - 1 - i);
+					else
+						file_and_line(strings, text + i, len - 1 - i, f);
 					len = i - 2;
 					break;
 				}

@@ -1,7 +1,7 @@
 /* frame_parse.h — a frame's folded text (as profile/frame_text.h writes it with annotations)
  * back into a frame, so that stacks read from ClickHouse go through v8walk's own aggregation and
  * writers: `NAME (FILE:LINE)_[j]` is JavaScript (`_[i]` inlined, `_[a]` an awaiting async
- * function), `NAME_[k]` a kernel frame,
+ * function), `NAME (URL)_[w]` WebAssembly code of the module at URL, `NAME_[k]` a kernel frame,
  * anything else a native frame named by the whole text. Writing the frame again gives the same
  * text. The stacks table also keeps the kinds the folded text does not say, each by a marker of
  * v8walk's own after the text (frame_kind_marker): `_[b]` a V8 builtin, `_[t]` a V8 frame known

@@ -79,7 +79,8 @@ static void colour(const struct profile *p, uint32_t node, const char *name, cha
 	case FK_JS_ASYNC: r = 150 + (int)(50 * v); g = 90 + (int)(50 * v); b = 210 + (int)(45 * v); break;
 	case FK_JS_INLINED:
 	case FK_BUILTIN:
-	case FK_V8_TYPED: r = 50 + (int)(60 * v); g = 165 + (int)(55 * v); b = 165 + (int)(55 * v); break;
+	case FK_V8_TYPED:
+	case FK_WASM: r = 50 + (int)(60 * v); g = 165 + (int)(55 * v); b = 165 + (int)(55 * v); break;
 	case FK_NATIVE: r = 175 + (int)(55 * v); g = 175 + (int)(55 * v); b = 50 + (int)(20 * v); break;
 	case FK_KERNEL: r = 190 + (int)(65 * v); g = 90 + (int)(65 * v); b = 0; break;
 	case FK_ROOT: r = 200 + (int)(30 * v); g = 200 + (int)(30 * v); b = 215 + (int)(30 * v); break;

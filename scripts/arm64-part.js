@@ -3,7 +3,8 @@
 // each Node build: every test tests/e2e/capabilities.js names (so that the support table's arm64
 // rows are written from the same tests as its x86-64 rows), and beside them one test of each
 // capability the table has no column for (await chains, the output formats that need no
-// browser, source maps, top, native frames against libunwind's, npx of the dist packages). Prints
+// browser, source maps, top, WebAssembly, native frames against libunwind's, npx of the dist
+// packages). Prints
 // them as one regular expression for node's --test-name-pattern (scripts/arm64-guest.sh's default
 // ARM64_E2E_PATTERN); --list prints the names and patterns one per line.
 'use strict';
@@ -25,6 +26,7 @@ const EXTRA = [
   '--dump of tsc sourceMap',
   'top batch (stdout not a terminal)',
   'loader frames are named',
+  'WebAssembly code is named by its module',
   "native frames: v8walk's match libunwind's at the same stop",
   'npx v8walk@VERSION from a registry holding only the dist packages',
 ];

@@ -240,6 +240,8 @@
 	X(T_CONTEXT_LAST, "LastContextType")                                                 \
 	X(T_INTERPRETER_DATA, "INTERPRETER_DATA_TYPE")                                             \
 	X(T_BYTECODE_WRAPPER, "BYTECODE_WRAPPER_TYPE")                                       \
+	X(T_WASM_INSTANCE_OBJECT, "WASM_INSTANCE_OBJECT_TYPE")                               \
+	X(T_WASM_MODULE_OBJECT, "WASM_MODULE_OBJECT_TYPE")                                   \
 	/* frame types (renumbered in every release) */                                            \
 	X(FT_ENTRY, "EntryFrame")                                                                  \
 	X(FT_CONSTRUCT_ENTRY, "ConstructEntryFrame")                                               \
@@ -253,7 +255,8 @@
 	X(FT_BUILTIN_EXIT, "BuiltinExitFrame")                                                     \
 	X(FT_INTERNAL, "InternalFrame")                                                            \
 	X(FT_CONSTRUCT, "ConstructFrame")                                                          \
-	X(FT_FAST_CONSTRUCT, "FastConstructFrame")
+	X(FT_FAST_CONSTRUCT, "FastConstructFrame")                                                 \
+	X(FT_WASM, "WasmFrame")
 
 enum v8_item {
 #define X(name, desc) L_##name,

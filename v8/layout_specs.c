@@ -178,6 +178,8 @@ const struct v8_layout_spec v8_layout_specs[L_COUNT] = {
     [L_T_CONTEXT_LAST] = S("LastContextType"),
     [L_T_INTERPRETER_DATA] = S("type_INTERPRETER_DATA_TYPE"),
     [L_T_BYTECODE_WRAPPER] = S("type_BYTECODE_WRAPPER_TYPE"),
+    [L_T_WASM_INSTANCE_OBJECT] = S("type_WASM_INSTANCE_OBJECT_TYPE"),
+    [L_T_WASM_MODULE_OBJECT] = S("type_WASM_MODULE_OBJECT_TYPE"),
     [L_BASELINE_DATA_DATA] = S("class_BaselineData__data"),
     [L_INTERPRETER_DATA_BYTECODE] = S("class_InterpreterData__bytecode_array"),
     [L_BYTECODE_WRAPPER_BYTECODE] = S("class_BytecodeWrapper__bytecode"),
@@ -194,4 +196,5 @@ const struct v8_layout_spec v8_layout_specs[L_COUNT] = {
     [L_FT_BUILTIN_EXIT] = S("frametype_BuiltinExitFrame"),
     [L_FT_INTERNAL] = S("frametype_InternalFrame"),
     [L_FT_CONSTRUCT] = S("frametype_ConstructFrame"),
+    [L_FT_WASM] = S("frametype_WasmFrame"),
 };

@@ -1,5 +1,6 @@
 /* frame.h — one frame of a mixed stack as every output sees it: JavaScript (named from V8's
- * heap), inlined JavaScript, native (ELF symbol), V8 builtin or typed frame, or unknown code. */
+ * heap), inlined JavaScript, native (ELF symbol), V8 builtin or typed frame, WebAssembly (by its
+ * module), or unknown code. */
 #ifndef V8WALK_FRAME_H
 #define V8WALK_FRAME_H
 
@@ -19,6 +20,7 @@ enum frame_kind {
 	FK_ROOT,       /* process or thread label */
 	FK_KERNEL,
 	FK_TRUNCATED,  /* the walk stopped early here */
+	FK_WASM,       /* WebAssembly code, known by its module: file is the module's url */
 };
 
 struct frame {

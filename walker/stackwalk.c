@@ -44,6 +44,7 @@ void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_
 	sw->s_unknown_jit = intern_str(strings, "[unknown] (JIT code)");
 	sw->s_async_moved = intern_str(strings, "[async callers moved by GC before they were read]");
 	sw->s_async_changed = intern_str(strings, "[async callers changed before they were read]");
+	sw->s_wasm = intern_str(strings, "<wasm>");
 }
 
 void stackwalk_free(struct stackwalk *sw)
@@ -302,6 +303,24 @@ static void emit_typed(struct stackwalk *sw, int32_t type, uint64_t pc, struct f
 		f->name = intern_str(sw->strings, buf);
 }
 
+/* A WebAssembly frame, named by its module (v8/wasm.h): "<wasm>" in the module's url. */
+static bool emit_wasm(struct stackwalk *sw, const struct v8_heap *h, const struct v8_frame *vf,
+		      const struct raw_frame *rf, struct frame *out, int *n, int max)
+{
+	if (!v8_has(&sw->rt->L, L_FT_WASM) || vf->type != sw->rt->L.v[L_FT_WASM])
+		return false;
+	uint64_t addr = wasm_frame_script(h, rf->fp, &sw->wasm);
+	struct v8_script *script = addr ? script_get(&sw->scripts, h, addr) : NULL;
+	if (!script || !script->name_id || !intern_len(sw->strings, script->name_id))
+		return false;
+	struct frame *f = push(out, n, max, FK_WASM, rf->pc);
+	if (f) {
+		f->name = sw->s_wasm;
+		f->file = script->name_id;
+	}
+	return true;
+}
+
 /* Of the nwords (at most 8) words just above the stack pointer, those that are return addresses into
  * code of class cls, nearest first: where the caller of a frameless builtin (or of a function still
  * in its prologue) left its own — after the link register's, where the machine has one (regs: the
@@ -375,6 +394,10 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
+	/* WebAssembly code: a frame V8 typed as one runs it (its pc lies where V8's code lookup
+	 * would find the JavaScript code nearest it) */
+	if (vf.kind == VF_TYPED && !is_builtin && emit_wasm(sw, h, &vf, rf, out, n, max))
+		return;
 	/* a pc in optimized code the frame at fp does not run: a function in its prologue or
 	 * epilogue, its caller's frame still at fp (V8's profiler names the pc's function too, then
 	 * walks on from the caller of the frame at fp: --v8-self leaves that frame out) */

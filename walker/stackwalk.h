@@ -18,6 +18,7 @@
 #include "../v8/positions.h"
 #include "../v8/runtime.h"
 #include "../v8/scripts.h"
+#include "../v8/wasm.h"
 #include "async_frames.h"
 #include "frame.h"
 #include "frame_memo.h"
@@ -53,6 +54,7 @@ struct stackwalk {
 	struct callsite_names callsites;
 	struct map_types map_types;
 	struct pc_class_cache classes; /* v8_classify_pc's answers for the pcs walks ask */
+	struct wasm_modules wasm;      /* how a wasm frame leads to its module's Script */
 	struct raw_frame raw[STACKWALK_MAX_FRAMES];
 	struct prefetched prefetched; /* heap objects stackwalk_unwind copied for the last walk */
 	/* --async: a stack resumed from the microtask queue continues through the async functions
@@ -96,7 +98,7 @@ struct stackwalk {
 	struct async_frame async_chain[ASYNC_MAX_FRAMES];
 	struct frame async_out[ASYNC_MAX_FRAMES];
 	/* interned labels used on every walk */
-	uint32_t s_empty, s_unknown_jit, s_async_moved, s_async_changed;
+	uint32_t s_empty, s_unknown_jit, s_async_moved, s_async_changed, s_wasm;
 };
 
 void stackwalk_init(struct stackwalk *sw, struct addrspace *as, const struct v8_runtime *rt,

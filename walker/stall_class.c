@@ -17,7 +17,7 @@ const char *stall_class_name(enum stall_class c)
  * have no script: they are V8's, as its C++ builtins are). */
 static bool is_script_js(const struct intern *strings, const struct frame *f)
 {
-	return (f->kind == FK_JS || f->kind == FK_JS_INLINED) && f->file &&
+	return (f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_WASM) && f->file &&
 	       *intern_get(strings, f->file);
 }
 

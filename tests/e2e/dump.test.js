@@ -27,7 +27,7 @@ test('--dump --json: every thread, frames innermost first, JS named', async (t) 
   assert.strictEqual(d.threads[0].name, 'main');
   for (const th of d.threads) {
     for (const f of th.frames) {
-      assert.ok(['js', 'inlined', 'async', 'native', 'builtin', 'frame-type', 'unknown'].includes(f.kind), f.kind);
+      assert.ok(['js', 'inlined', 'async', 'native', 'builtin', 'frame-type', 'wasm', 'unknown'].includes(f.kind), f.kind);
       for (const k of ['name', 'file', 'line', 'column', 'pc', 'module']) assert.ok(k in f, `${k} in frame`);
     }
   }

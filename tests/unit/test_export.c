@@ -220,6 +220,8 @@ Test(export, frame_text_round_trip)
 	round_trip("node::Start", FK_NATIVE);
 	round_trip("v8::internal::(anonymous namespace)::Invoke", FK_NATIVE);
 	round_trip("do_syscall_64_[k]", FK_KERNEL);
+	round_trip("<wasm> (wasm://wasm/445a96ba)_[w]", FK_WASM);
+	round_trip("<wasm> (http://localhost:8080)_[w]", FK_WASM);
 	round_trip("_[j]", FK_JS);
 }
 
