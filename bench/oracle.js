@@ -36,7 +36,7 @@
 //   (env: ORACLE_NODES="20.20.2 24.21.0" (scripts/fetch-node.sh; --quick, or NODE set: that one
 //   node), ORACLE_WINDOW_S=12 (--quick 5), ORACLE_WARM_S=4, BENCH_RATES="99",
 //   BENCH_SAMPLERS="ptrace bpf", ORACLE_V8_SELF=both (--quick: 1; 0: the default only),
-//   ORACLE_IDLE=0, ORACLE_KEEP=DIR: both sides' profiles kept in DIR/NODE/WORKLOAD/)
+//   ORACLE_IDLE=0, ORACLE_KEEP=DIR: both sides' profiles and v8walk's summaries kept in DIR/NODE/WORKLOAD/)
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -85,6 +85,7 @@ async function sampleWindow(w, c, pid, dir) {
     return { ...c, overran: true, summary: r.err.trim().split('\n').pop() };
   }
   if (r.code !== 0) throw new Error(`v8walk ${label(c)} exited with ${r.code ?? r.signal}: ${r.err.trim()}`);
+  if (KEEP) fs.writeFileSync(ours.replace(/\.cpuprofile$/, '.stderr'), r.err); // its whole summary
   const profile = JSON.parse(fs.readFileSync(ours, 'utf8'));
   return { ...c, profile, startUs: profile.startTime, endUs: profile.endTime, summary: r.err.trim().split('\n').pop() };
 }
