@@ -63,9 +63,11 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		return;
 	}
 	stackwalk_name_natives(&p->sw, r->frames + nk, n);
-	/* a main thread's sleep counts only inside a collection (waiting for the GC's helpers) */
+	/* a main thread's sleep counts only inside a collection (waiting for the GC's helpers); with
+	 * --v8-self wherever it slept, as V8's SIGPROF wakes it and samples it there */
 	bool slept = (rec->flags & V8W_F_SLEPT) && (rec->flags & V8W_F_WAITED);
-	if (slept && !frames_in_gc(r->strings, r->frames + nk, n))
+	bool in_gc = slept && frames_in_gc(r->strings, r->frames + nk, n);
+	if (slept && !in_gc && !p->sw.v8_self)
 		return;
 	/* --v8-self: a sample V8's profiler would have recorded none for */
 	if (ws.v8_discarded) {
@@ -88,11 +90,15 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 		 * the thread runs again (ptrace/sampler.c deliver_queue); and for a sleep in a
 		 * collection: V8's signal wakes the thread, but its handler runs only once the thread
 		 * has a CPU, which the collector's helper threads hold until they are done, when the
-		 * sleep ends (ptrace's stop of a sleeping thread waits the same way) */
-		if (p->sw.v8_self)
+		 * sleep ends (ptrace's stop of a sleeping thread waits the same way). A sleep
+		 * elsewhere (a lock, a condition, a synchronous wait) keeps a sample per period: each
+		 * signal wakes the thread, whose handler runs and which sleeps again */
+		if (p->sw.v8_self && (!slept || in_gc))
 			weight = 1;
-		if (slept)
+		if (in_gc)
 			r->gc_slept += weight;
+		else if (slept)
+			r->slept += weight;
 		else
 			r->waited += weight;
 	}
@@ -436,7 +442,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .missed = (unsigned long)k.lost, .missed_as = "lost",
 				  .stale_waits = (unsigned long)k.stale,
 				  .waited = b->waited,
-				  .gc_slept = b->gc_slept, .v8_discarded = b->v8_discarded,
+				  .gc_slept = b->gc_slept, .slept = b->slept, .v8_discarded = b->v8_discarded,
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,
 				  .end_ns = b->end_ns};

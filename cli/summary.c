@@ -65,6 +65,10 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	if (st->gc_slept)
 		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep in a GC", st->gc_slept,
 			  st->samples ? 100.0 * (double)st->gc_slept / (double)st->samples : 0.0);
+	if (st->slept)
+		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep elsewhere (--v8-self: V8's profiler "
+			  "samples it there)", st->slept,
+			  st->samples ? 100.0 * (double)st->slept / (double)st->samples : 0.0);
 	if (st->v8_discarded)
 		sb_printf(&line, "; %lu left out as V8's profiler leaves them (--v8-self: the pc where a "
 			  "frame is set up or torn down)", st->v8_discarded);

@@ -42,7 +42,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .threads = s->tr->threads_seen, .max_lag_ns = st->max_lag_ns,
 				  .start_ns = st->start_ns, .end_ns = st->end_ns,
 				  .pauses = &st->pauses, .main_pauses = &st->main_pauses, .main_stops_ns = st->main_stops_ns, .ticks = st->ticks, .reads = s->live.reads,
-				  .stop_reads = st->stop_reads, .gc_slept = st->gc_slept,
+				  .stop_reads = st->stop_reads, .gc_slept = st->gc_slept, .slept = st->slept,
 				  .v8_discarded = st->v8_discarded,
 				  .late = st->late};
 	const struct async_stats *as = &s->sw->async.st;

@@ -413,9 +413,11 @@ static void deliver_queue(struct sampler *s)
 	for (size_t i = 0; i < s->nqueue; i++) {
 		struct captured_sample *c = &s->queue[i];
 		stackwalk_name_natives(s->sw, c->frames, c->n);
-		/* a sleeping main thread (asleep_maybe_in_gc) counts only inside a collection */
+		/* a sleeping main thread (asleep_outside_loop) counts only inside a collection; with
+		 * --v8-self wherever it sleeps, as V8's SIGPROF wakes it and samples it there */
 		bool asleep = !s->opts.idle && c->state != 'R';
-		if (asleep && !frames_in_gc(s->strings, c->frames, c->n)) {
+		bool in_gc = asleep && frames_in_gc(s->strings, c->frames, c->n);
+		if (asleep && !in_gc && !s->sw->v8_self) {
 			free(c->frames);
 			continue;
 		}
@@ -429,7 +431,8 @@ static void deliver_queue(struct sampler *s)
 		 * not queue) and its handler takes one sample when the thread runs again, where it
 		 * was preempted: a late stop is one sample, as V8's pending signal is */
 		unsigned long w = s->sw->v8_self ? 1 : c->ticks;
-		s->st.gc_slept += asleep ? w : 0;
+		s->st.gc_slept += in_gc ? w : 0;
+		s->st.slept += asleep && !in_gc ? w : 0;
 		s->st.late += w - 1;
 		s->st.samples += w;
 		if (c->n == 0)
@@ -464,8 +467,9 @@ static bool stops_outstanding(const struct sampler *s)
 
 /* A main thread asleep other than in its event loop's wait (a futex) may be inside a collection,
  * waiting for V8's helper threads: V8's profiler and the GC's own clock count that time as GC. It
- * is sampled, and the sample kept only if it is inside a collection (deliver_queue). */
-static bool asleep_maybe_in_gc(struct sampler *s, struct tthread *t, char state)
+ * is sampled, and the sample kept only if it is inside a collection, or with --v8-self wherever it
+ * is (deliver_queue). */
+static bool asleep_outside_loop(struct sampler *s, struct tthread *t, char state)
 {
 	if (t->tid != s->pid || state != 'S')
 		return false;
@@ -497,11 +501,12 @@ static void tick(struct sampler *s)
 		struct tthread *t = &s->tr->threads[i];
 		if (t->state != TS_RUNNING)
 			continue;
-		/* asleep, a thread is sampled only in --idle, or the main thread in a collection */
+		/* asleep, a thread is sampled only in --idle, or the main thread outside its event
+		 * loop's wait (kept inside a collection, or with --v8-self) */
 		char state = tthread_state_now(t, s->opts.idle || t->tid == s->pid);
 		if (state == 0 || state == 'Z' || state == 'X')
 			continue;
-		if (!s->opts.idle && state != 'R' && !asleep_maybe_in_gc(s, t, state))
+		if (!s->opts.idle && state != 'R' && !asleep_outside_loop(s, t, state))
 			continue;
 		if (t->want_sample) {
 			/* its previous stop has not arrived: runnable, it waits for a CPU in the

@@ -55,6 +55,8 @@ struct sampler_stats {
 	unsigned long stop_reads;  /* reads of target memory while a thread was held stopped */
 	unsigned long unvalidated; /* samples whose JS frames a GC moved before they were named */
 	unsigned long gc_slept; /* samples of the main thread asleep inside a collection */
+	unsigned long slept;    /* --v8-self: samples of the main thread asleep elsewhere than in a
+				 * collection or its event loop's wait */
 	unsigned long v8_discarded; /* --v8-self: stops left out, as V8's profiler leaves them */
 	unsigned long cut; /* stops ended at stop_limit_ns, the sample dropped (stack_copier.h) */
 	unsigned long kernel_copies; /* stops whose stack the kernel copied (switch_copy.h) */

@@ -23,6 +23,8 @@ struct run_stats {
 	const char *missed_as;    /* how the summary calls them: "missed", "lost" */
 	unsigned long waited;     /* eBPF: of the samples, those of threads waiting for a CPU */
 	unsigned long gc_slept;   /* of the samples, those of a main thread asleep inside a GC */
+	unsigned long slept;      /* --v8-self: those of a main thread asleep elsewhere than in a GC
+				   * or its event loop's wait, which V8's profiler samples too */
 	unsigned long v8_discarded; /* --v8-self: walked but left out, as V8's profiler records no
 				     * sample where a frame is set up or torn down */
 	unsigned long stale_waits; /* eBPF: waits not counted, their thread having run since it was
