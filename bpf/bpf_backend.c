@@ -64,10 +64,11 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 	}
 	stackwalk_name_natives(&p->sw, r->frames + nk, n);
 	/* a main thread's sleep counts only inside a collection (waiting for the GC's helpers); with
-	 * --v8-self wherever it slept, as V8's SIGPROF wakes it and samples it there */
+	 * --v8-self wherever it slept a sleep a signal interrupts, as V8's SIGPROF wakes it and
+	 * samples it there (ptrace stops a thread in such a sleep, and in no other) */
 	bool slept = (rec->flags & V8W_F_SLEPT) && (rec->flags & V8W_F_WAITED);
 	bool in_gc = slept && frames_in_gc(r->strings, r->frames + nk, n);
-	if (slept && !in_gc && !p->sw.v8_self)
+	if (slept && !in_gc && (!p->sw.v8_self || (rec->flags & V8W_F_UNWAKEABLE)))
 		return;
 	/* --v8-self: a sample V8's profiler would have recorded none for */
 	if (ws.v8_discarded) {

@@ -541,10 +541,11 @@ int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_str
 		return 0;
 	__u32 tgid, tid;
 	if (current_ids(&tgid, &tid) && bpf_map_lookup_elem(&targets, &tgid)) {
-		if (BPF_CORE_READ(prev, __state) == 0) /* TASK_RUNNING: preempted, not sleeping */
+		unsigned int state = BPF_CORE_READ(prev, __state);
+		if (state == 0) /* TASK_RUNNING: preempted, not sleeping */
 			park(prev, now, tgid, tid, 0);
-		else if (main_thread_sleep(prev, tgid, tid))
-			park(prev, now, tgid, tid, V8W_F_SLEPT);
+		else if (main_thread_sleep(prev, tgid, tid)) /* TASK_INTERRUPTIBLE (1) is wakeable */
+			park(prev, now, tgid, tid, V8W_F_SLEPT | ((state & 0xf) != 1 ? V8W_F_UNWAKEABLE : 0));
 	}
 	unpark(next, now);
 	return 0;

@@ -62,6 +62,8 @@ enum v8w_flags {
 	V8W_F_STALL = 16,      /* --stalls: taken while the main thread's loop iteration had run
 				* for stall_ns or more (stall_start: when it began); with
 				* V8W_F_WAITED, `weight` periods of that stall spent off a CPU */
+	V8W_F_UNWAKEABLE = 32, /* with V8W_F_SLEPT: a sleep a signal does not interrupt
+				* (uninterruptible, or stopped or traced) */
 };
 
 struct v8w_range {

@@ -104,8 +104,8 @@ test(`same-run oracle: v8walk's .cpuprofile of a TypeScript compile against V8's
 
 // V8's SIGPROF wakes a main thread asleep outside its event loop's wait (a lock, a condition,
 // Atomics.wait) and samples it where it sleeps; v8walk counts such a sleep only inside a
-// collection, unless --v8-self. Two windows of one process under --cpu-prof, one with --v8-self and
-// one without, each against V8's samples in it, by time.
+// collection, unless --v8-self. One process under --cpu-prof, a window with --v8-self and one
+// without; the truth of how long it slept is its own clock around the wait.
 test('same-run oracle: a main thread asleep in Atomics.wait is sampled there with --v8-self, as V8 samples it', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'v8walk-oracle-sleep-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -114,10 +114,14 @@ test('same-run oracle: a main thread asleep in Atomics.wait is sampled there wit
   const windows = [];
   for (const self of [true, false]) {
     const out = path.join(dir, `v8walk-${self}.cpuprofile`);
+    const before = await fx.ping();
     const r = await h.runV8walk(['--pid', String(fx.pid), '--rate', '99', '--duration', '3', '--no-source-maps',
       ...(self ? ['--v8-self'] : []), '-o', out]);
+    const after = await fx.ping();
     assert.strictEqual(r.code, 0, r.stderr);
-    windows.push({ self, r, profile: JSON.parse(fs.readFileSync(out, 'utf8')) });
+    assert.ok(before && after, fx.describe());
+    const asleep = (after.asleepMs - before.asleepMs) / (after.nowMs - before.nowMs);
+    windows.push({ self, r, asleep, profile: JSON.parse(fs.readFileSync(out, 'utf8')) });
   }
   fx.child.stdin.write('exit\n');
   await new Promise((resolve) => (fx.child.exitCode !== null ? resolve() : fx.child.once('exit', resolve)));
@@ -130,18 +134,21 @@ test('same-run oracle: a main thread asleep in Atomics.wait is sampled there wit
   for (const w of windows) {
     const v8 = profileShares(theirs, ...sampleSpanUs(w.profile), { byTime: true });
     const us = profileShares(w.profile);
-    const figures = `${h.MODE}${w.self ? ' --v8-self' : ''}: sleeper ${pct(shareOf(us, key))} of ${us.n} samples, V8 ${pct(shareOf(v8, key))}`;
+    const figures = `${h.MODE}${w.self ? ' --v8-self' : ''}: sleeper ${pct(shareOf(us, key))} of ${us.n} samples, ` +
+      `V8 ${pct(shareOf(v8, key))} of its time; the process inside sleeper ${pct(w.asleep)} of the window`;
     t.diagnostic(figures);
-    assert.ok(shareOf(v8, key) >= 0.25, `V8 samples the sleeping thread: ${figures}`);
-    // measured here: with --v8-self 45-56 % against V8's 58-62 % (V8's is sleeper's own half and
-    // more: its sampler thread takes the CPU the busy half runs on), without it 3-17 % (the call
-    // into the wait and back, and the wait for a CPU when it times out)
+    // measured (idle, and with both CPUs busy elsewhere): the process 21-50 % of the window inside
+    // sleeper (less the busier the machine); V8 23-71 % of its time there (its sampler thread
+    // takes CPU from the busy half); v8walk with --v8-self 17-56 %, within 4 points of the
+    // process's own figure when loaded; without it 3-19 % (the call into the wait and back, and
+    // the wait for a CPU when it times out)
+    assert.ok(w.asleep >= 0.1, `the fixture sleeps: ${figures}`);
+    assert.ok(shareOf(v8, key) >= 0.5 * w.asleep, `V8 samples the sleeping thread: ${figures}`);
     if (w.self) {
-      assert.ok(Math.abs(shareOf(us, key) - shareOf(v8, key)) <= 0.2, `${figures}\n${w.r.stderr}`);
+      assert.ok(shareOf(us, key) >= 0.5 * w.asleep && shareOf(us, key) <= w.asleep + 0.2, `${figures}\n${w.r.stderr}`);
       assert.match(w.r.stderr, /of a main thread asleep elsewhere \(--v8-self/);
     } else {
-      assert.ok(shareOf(v8, key) - shareOf(us, key) >= 0.2, `without --v8-self the sleep is not sampled: ${figures}`);
-      assert.doesNotMatch(w.r.stderr, /asleep elsewhere/);
+      assert.doesNotMatch(w.r.stderr, /asleep elsewhere/, 'without --v8-self no sleep outside a collection is counted');
     }
   }
 });
