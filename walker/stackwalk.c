@@ -394,8 +394,9 @@ static void decode_v8(struct stackwalk *sw, const struct v8_heap *h, const struc
 	bool frameless_builtin = top && is_builtin && pi->role != BR_INTERPRETER;
 	if (!rf->fp_ok || !v8_read_frame(h, rf->fp, &vf))
 		vf.kind = VF_BAD;
-	/* WebAssembly code: a frame V8 typed as one runs it (its pc lies where V8's code lookup
-	 * would find the JavaScript code nearest it) */
+	/* WebAssembly code: a frame V8 typed as one runs it. First: on V8 13 its pc can lie in
+	 * optimized code the heap holds for the module's exported function, which the case below
+	 * would name instead */
 	if (vf.kind == VF_TYPED && !is_builtin && emit_wasm(sw, h, &vf, rf, out, n, max))
 		return;
 	/* a pc in optimized code the frame at fp does not run: a function in its prologue or
