@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -189,13 +190,19 @@ static int on_record(void *ctx, const struct v8w_record *rec, const uint8_t *mem
 	return 0;
 }
 
-/* Is the process gone (or a zombie)? For processes that are not our children. */
-static bool process_gone(pid_t pid)
+/* Has the process ended: gone, or a zombie whose every thread has passed the exit tracepoint?
+ * For processes that are not our children. Its main thread is a zombie as soon as it exits, while
+ * the others may still be exiting, and the last of them writes the exit record: a thread is
+ * released (and leaves the count of /proc's "Threads") only after it passed the tracepoint. */
+static bool process_ended(pid_t pid)
 {
-	char who[32], state[64];
+	char who[32], state[64], threads[32];
 	snprintf(who, sizeof(who), "%d", (int)pid);
-	return !proc_status_field(who, "State", state, sizeof(state)) || state[0] == 'Z' ||
-	       state[0] == 'X';
+	if (!proc_status_field(who, "State", state, sizeof(state)))
+		return true;
+	if (state[0] != 'Z' && state[0] != 'X')
+		return false;
+	return !proc_status_field(who, "Threads", threads, sizeof(threads)) || atoi(threads) <= 1;
 }
 
 /* Exits the kernel did not report (a lost record), and the launched child's status. */
@@ -213,7 +220,7 @@ static void check_exits(struct bpf_backend *r)
 			}
 			continue;
 		}
-		if (!process_gone(p->pid))
+		if (!process_ended(p->pid))
 			continue;
 		/* its exit record was written before it became a zombie: read what the ring still
 		 * holds (a consume within its slice may have stopped short of it under load) */
