@@ -57,12 +57,12 @@ static bool native_at(void *ctx, uint64_t ret)
 	return img && cfi_covers(&u->cfi, img, vaddr - 1);
 }
 
-/* A caller found without its CFI-computed sp (a frame-pointer step, or the link register at the
- * top), where the machine's frame pointer points at its frame record and the caller's CFI places
- * that record: its sp from its fp (cfi.h), which holds whatever the callee pushed above its own
- * record (V8's PushAllRegistersAndIterateStack) or in a prologue not yet finished. Taken only
- * between `sp_floor` (the lowest the caller's sp can be: above the callee's record, or the callee's
- * own sp) and the caller's fp, and only where it raises the sp the step gave. */
+/* A caller found by a frame-pointer step, without its CFI-computed sp, where the machine's frame
+ * pointer points at its frame record and the caller's CFI places that record: its sp from its fp
+ * (cfi.h), which holds whatever the callee pushed above its own record (V8's
+ * PushAllRegistersAndIterateStack). Taken only between `sp_floor` (the lowest the caller's sp can
+ * be: above the callee's record) and the caller's fp, and only where it raises the sp the step
+ * gave. */
 static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t sp_floor)
 {
 	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP))
@@ -72,6 +72,20 @@ static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint6
 	if (img && cfi_sp_from_frame_record(&u->cfi, img, vaddr - 1, next->r[REG_FP], &sp) &&
 	    sp >= sp_floor && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
 		reg_set(next, REG_SP, sp);
+}
+
+/* A function without unwind tables whose link register is its return address, stopped inside its
+ * prologue past `stp x29, x30, [sp, #-16]!` and before `mov x29, sp` (OpenSSL's
+ * sha512_block_armv8 in Debian's libcrypto): the pair at sp is fp and lr as they are. Its caller's
+ * sp is then 16 above (a prologue that pushes more at once is not told). Where the function has not
+ * pushed them (a leaf, or its first instruction) the caller's sp is its own: taking it from the
+ * caller's frame record instead would trust fp to point at that record, which code built without
+ * frame pointers (Debian's SHA512_Final) does not keep. */
+static bool pushed_its_record(const struct regset *cur, struct memsrc *mem, uint64_t link)
+{
+	uint64_t pair[2];
+	return reg_ok(cur, REG_FP) && reg_ok(cur, REG_SP) && mem_read(mem, cur->r[REG_SP], pair, sizeof(pair)) &&
+	       pair[0] == cur->r[REG_FP] && reg_strip_pac(cur, pair[1]) == link;
 }
 
 /* At the top of the stack, in an ELF file's code without unwind tables: is the link register the
@@ -135,7 +149,8 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			out[n - 1].no_cfi = true;
 			next = cur;
 			reg_set(&next, REG_PC, link);
-			caller_sp_from_record(u, &next, cur.r[REG_SP]);
+			if (pushed_its_record(&cur, mem, link))
+				reg_set(&next, REG_SP, cur.r[REG_SP] + 16);
 			how = FRAME_LINK;
 		} else if (r == CFI_NO_FDE) {
 			/* frame-pointer step */

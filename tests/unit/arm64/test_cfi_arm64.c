@@ -238,3 +238,60 @@ Test(cfi_arm64, a_function_without_cfi_inside_its_prologue_returns_to_lr_above_i
 	check_leaf_walk(&w, "v8w_test_prologue_capture", FRAME_LINK, 16);
 	self_walk_free(&w);
 }
+
+/* as Debian's SHA512_Final is (built without frame pointers): it saves x29 and x30 side by side,
+ * its CFA from sp, but leaves x29 its caller's; it calls the leaf `capture`, then `then` with what
+ * the leaf captured, its own frame still live */
+void v8w_test_nofp_caller(struct leaf_regs *regs, void (*capture)(struct leaf_regs *),
+			  void (*then)(struct leaf_regs *));
+__asm__(".text\n.globl v8w_test_nofp_caller\n.hidden v8w_test_nofp_caller\n"
+	".type v8w_test_nofp_caller, %function\nv8w_test_nofp_caller:\n"
+	"\t.cfi_startproc\n"
+	"\thint 34\n" /* bti c */
+	"\tstp x29, x30, [sp, #-32]!\n"
+	"\t.cfi_def_cfa_offset 32\n"
+	"\t.cfi_offset 29, -32\n"
+	"\t.cfi_offset 30, -24\n"
+	"\tstp x19, x20, [sp, #16]\n"
+	"\t.cfi_offset 19, -16\n"
+	"\t.cfi_offset 20, -8\n"
+	"\tmov x19, x0\n"
+	"\tmov x20, x2\n"
+	"\tblr x1\n"
+	"\tmov x0, x19\n"
+	"\tblr x20\n"
+	"\tldp x19, x20, [sp, #16]\n"
+	"\tldp x29, x30, [sp], #32\n"
+	"\t.cfi_def_cfa_offset 0\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	".size v8w_test_nofp_caller, .-v8w_test_nofp_caller\n");
+
+static struct walk *nofp_walk;
+
+static void nofp_then(struct leaf_regs *at)
+{
+	walk_from(nofp_walk, at->pc, at->sp, at->fp, at->lr);
+}
+
+static __attribute__((noinline, noipa)) void nofp_outer(void)
+{
+	struct leaf_regs at;
+	v8w_test_nofp_caller(&at, v8w_test_leaf_capture_nocfi, nofp_then);
+	__asm__ volatile("" ::: "memory");
+}
+
+Test(cfi_arm64, a_leaf_without_cfi_under_a_caller_without_frame_pointer_returns_at_the_same_sp)
+{
+	static struct walk w;
+	nofp_walk = &w;
+	nofp_outer();
+	int a = self_walk_find(&w, "v8w_test_leaf_capture_nocfi"), b = self_walk_find(&w, "v8w_test_nofp_caller"),
+	    c = self_walk_find(&w, "nofp_outer");
+	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d caller=%d outer=%d (%d frames)", a, b, c, w.n);
+	cr_assert_eq(w.raw[1].how, FRAME_LINK);
+	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "the caller's sp is the leaf's: x29 is not its record");
+	cr_assert_eq(w.raw[2].how, FRAME_CFI);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
+	self_walk_free(&w);
+}
