@@ -65,7 +65,8 @@ void print_usage(FILE *f)
 		"      --nolineno           no line numbers in JS frames\n"
 		"      --full-names         C++ names with parameter lists\n"
 		"      --v8-self            charge self time as V8's --cpu-prof does, not to what\n"
-		"                           runs at the pc (to compare with a --cpu-prof profile)\n"
+		"                           runs at the pc (to compare with a --cpu-prof profile;\n"
+		"                           implies --no-async unless --async is given)\n"
 		"      --no-async           past an await, show the microtask queue's frames under a\n"
 		"                           resumed function, not the async functions awaiting it\n"
 		"                           (--async, the default: `async f` frames, docs/async.md)\n"
@@ -402,6 +403,7 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	int c;
 	opterr = 0;
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
+	bool async_given = false;
 	while ((c = getopt_long(argc, argv, "+:p:o:r:d:f:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
@@ -486,8 +488,8 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		case O_FULLNAMES: o->full_native_names = true; break;
 		case O_V8SELF: o->v8_self = true; break;
 		case O_NOSOURCEMAPS: o->no_source_maps = true; break;
-		case O_ASYNC: o->async = true; break;
-		case O_NOASYNC: o->async = false; break;
+		case O_ASYNC: o->async = true; async_given = true; break;
+		case O_NOASYNC: o->async = false; async_given = true; break;
 		case O_PENDING: o->pending = true; break;
 		case O_MINPCT:
 			if (!parse_double(optarg, &o->min_percent) || o->min_percent > 100)
@@ -556,6 +558,10 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 		o->writer = profile_writer_named("tree");
 	if (o->stalls_ms && !o->rate_set)
 		o->rate_hz = STALLS_RATE_HZ;
+	/* --v8-self: the stack V8's profiler records is the machine's, the microtask queue's frames
+	 * under a resumed function (no await chains), unless --async asks for them */
+	if (o->v8_self && !async_given)
+		o->async = false;
 	const char *conflict = options_conflict(o);
 	if (conflict)
 		return refuse(why, "%s", conflict);

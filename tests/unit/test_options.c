@@ -217,6 +217,26 @@ Test(options, the_writer_comes_from_format_then_the_extension)
 	sb_free(&why);
 }
 
+/* Await chains by default; --v8-self records the machine's stack as V8 does (no await chains)
+ * unless --async is given, in either order. */
+Test(options, v8_self_leaves_await_chains_out_unless_asked)
+{
+	struct strbuf why;
+	sb_init(&why);
+	struct plan p;
+	cr_assert(parse_line("--pid 42", &p, &why));
+	cr_expect(p.o.async);
+	cr_assert(parse_line("--pid 42 --v8-self", &p, &why));
+	cr_expect(!p.o.async);
+	cr_assert(parse_line("--pid 42 --v8-self --async", &p, &why));
+	cr_expect(p.o.async);
+	cr_assert(parse_line("--pid 42 --async --v8-self", &p, &why));
+	cr_expect(p.o.async);
+	cr_assert(parse_line("--pid 42 --no-async", &p, &why));
+	cr_expect(!p.o.async);
+	sb_free(&why);
+}
+
 /* -o - is standard output, in --format's format (the tree without it), and only as the first -o. */
 Test(options, dash_output_is_stdout_and_only_the_first)
 {
