@@ -57,9 +57,10 @@ static bool native_at(void *ctx, uint64_t ret)
 	return img && cfi_covers(&u->cfi, img, vaddr - 1);
 }
 
-/* A caller found by a frame-pointer step, without its CFI-computed sp, where the machine's frame
- * pointer points at its frame record and the caller's CFI places that record: its sp from its fp
- * (cfi.h), which holds whatever the callee pushed above its own record (V8's
+/* A caller found by a frame-pointer step, without its CFI-computed sp, whose sp just above the
+ * callee's record leads its CFI nowhere (caller_returns_to_code), where the machine's frame pointer
+ * points at its frame record and the caller's CFI places that record: its sp from its fp (cfi.h),
+ * which holds whatever the callee pushed above its own record (V8's
  * PushAllRegistersAndIterateStack). Taken only between `sp_floor` (the lowest the caller's sp can
  * be: above the callee's record) and the caller's fp, and only where it raises the sp the step
  * gave. */
@@ -72,6 +73,20 @@ static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint6
 	if (img && cfi_sp_from_frame_record(&u->cfi, img, vaddr - 1, next->r[REG_FP], &sp) &&
 	    sp >= sp_floor && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
 		reg_set(next, REG_SP, sp);
+}
+
+/* Does the caller at `next` (its sp as a frame-pointer step gave it: just above the callee's
+ * record), stepped by its CFI, return into code with unwind tables? Then that sp is its own: the
+ * callee pushed nothing above its record (OpenSSL's sha512_block_armv8 under Debian's
+ * SHA512_Final, built without frame pointers, whose x29 is not its record). */
+static bool caller_returns_to_code(struct unwinder *u, const struct regset *next, struct memsrc *mem)
+{
+	uint64_t vaddr;
+	struct elf_image *img = image_at(u, next->r[REG_PC], &vaddr);
+	struct regset after;
+	bool signal;
+	return img && cfi_step(&u->cfi, img, vaddr - 1, next, &after, mem, &signal) == CFI_OK && !signal &&
+	       reg_ok(&after, REG_PC) && native_at(u, reg_strip_pac(next, after.r[REG_PC]));
 }
 
 /* A function without unwind tables whose link register is its return address, stopped inside its
@@ -171,7 +186,8 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			reg_set(&next, REG_FP, saved[0]);
 			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
 			unwind_fp_caller(&next, fp, mem, native_at, u);
-			caller_sp_from_record(u, &next, fp + 16);
+			if (!caller_returns_to_code(u, &next, mem))
+				caller_sp_from_record(u, &next, fp + 16);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
 				*end = UNWIND_FP_END;

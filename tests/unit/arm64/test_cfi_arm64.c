@@ -113,18 +113,21 @@ void v8w_test_leaf_capture_nocfi(struct leaf_regs *out);
 LEAF_CAPTURE("v8w_test_leaf_capture_nocfi", "", "");
 
 /* as sha512_block_armv8 stopped inside its prologue (Debian's libcrypto): its frame record pushed,
- * fp not yet pointed at it, lr still the return address; sp 16 below its caller's */
-void v8w_test_prologue_capture(struct leaf_regs *out);
+ * fp not yet pointed at it, lr still the return address; sp 16 below its caller's. It calls
+ * then(out) from there (x30 is saved), so that the walk reads the pushed pair while it is on the
+ * stack. */
+void v8w_test_prologue_capture(struct leaf_regs *out, void (*then)(struct leaf_regs *));
 __asm__(".text\n.globl v8w_test_prologue_capture\n.hidden v8w_test_prologue_capture\n"
 	".type v8w_test_prologue_capture, %function\nv8w_test_prologue_capture:\n"
 	"\thint 34\n" /* bti c */
 	"\tstp x29, x30, [sp, #-16]!\n"
-	"\tadr x1, .\n"
-	"\tstr x1, [x0]\n"
-	"\tmov x1, sp\n"
-	"\tstr x1, [x0, #8]\n"
+	"\tadr x2, .\n"
+	"\tstr x2, [x0]\n"
+	"\tmov x2, sp\n"
+	"\tstr x2, [x0, #8]\n"
 	"\tstr x29, [x0, #16]\n"
 	"\tstr x30, [x0, #24]\n"
+	"\tblr x1\n"
 	"\tldp x29, x30, [sp], #16\n"
 	"\tret\n"
 	".size v8w_test_prologue_capture, .-v8w_test_prologue_capture\n");
@@ -231,11 +234,38 @@ Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
 	self_walk_free(&w);
 }
 
+static struct walk *prologue_walk;
+
+static void prologue_then(struct leaf_regs *at)
+{
+	walk_from(prologue_walk, at->pc, at->sp, at->fp, at->lr);
+}
+
+static __attribute__((noinline, noipa)) void prologue_caller(void)
+{
+	struct leaf_regs at;
+	v8w_test_prologue_capture(&at, prologue_then);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline, noipa)) void prologue_outer(void)
+{
+	prologue_caller();
+	__asm__ volatile("" ::: "memory");
+}
+
 Test(cfi_arm64, a_function_without_cfi_inside_its_prologue_returns_to_lr_above_its_record)
 {
 	static struct walk w;
-	leaf_outer(&w, v8w_test_prologue_capture);
-	check_leaf_walk(&w, "v8w_test_prologue_capture", FRAME_LINK, 16);
+	prologue_walk = &w;
+	prologue_outer();
+	int a = self_walk_find(&w, "v8w_test_prologue_capture"), b = self_walk_find(&w, "prologue_caller"),
+	    c = self_walk_find(&w, "prologue_outer");
+	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d caller=%d outer=%d (%d frames)", a, b, c, w.n);
+	cr_assert_eq(w.raw[1].how, FRAME_LINK);
+	cr_assert_eq(w.raw[1].sp, w.raw[0].sp + 16, "the caller's sp is above the pushed pair");
+	cr_assert_eq(w.raw[2].how, FRAME_CFI);
+	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
 	self_walk_free(&w);
 }
 
