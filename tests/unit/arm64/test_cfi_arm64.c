@@ -234,17 +234,36 @@ Test(cfi_arm64, a_function_without_cfi_that_pushes_above_its_frame_record)
 	self_walk_free(&w);
 }
 
-static struct walk *prologue_walk;
+/* the walk a test runs from inside its leaf (the leaf's frame still on the stack): its walk, and the
+ * callback the leaf calls with what it captured */
+static struct walk *inner_walk;
 
-static void prologue_then(struct leaf_regs *at)
+static void walk_inside(struct leaf_regs *at)
 {
-	walk_from(prologue_walk, at->pc, at->sp, at->fp, at->lr);
+	walk_from(inner_walk, at->pc, at->sp, at->fp, at->lr);
+}
+
+/* that walk, run by calling `run`: the leaf, its caller found by the link register at the leaf's
+ * sp + `pushed`, the caller's caller by CFI, to the outermost frame */
+static void check_inner_walk(void (*run)(void), const char *leaf, const char *caller, const char *outer,
+			     uint64_t pushed)
+{
+	static struct walk walk;
+	struct walk *w = inner_walk = &walk;
+	run();
+	int a = self_walk_find(w, leaf), b = self_walk_find(w, caller), c = self_walk_find(w, outer);
+	cr_assert(a == 0 && b == 1 && c == 2, "%s=%d %s=%d %s=%d (%d frames)", leaf, a, caller, b, outer, c, w->n);
+	cr_assert_eq(w->raw[1].how, FRAME_LINK);
+	cr_assert_eq(w->raw[1].sp, w->raw[0].sp + pushed, "the caller's sp");
+	cr_assert_eq(w->raw[2].how, FRAME_CFI);
+	cr_assert_eq(w->end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w->n);
+	self_walk_free(w);
 }
 
 static __attribute__((noinline, noipa)) void prologue_caller(void)
 {
 	struct leaf_regs at;
-	v8w_test_prologue_capture(&at, prologue_then);
+	v8w_test_prologue_capture(&at, walk_inside);
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -256,17 +275,7 @@ static __attribute__((noinline, noipa)) void prologue_outer(void)
 
 Test(cfi_arm64, a_function_without_cfi_inside_its_prologue_returns_to_lr_above_its_record)
 {
-	static struct walk w;
-	prologue_walk = &w;
-	prologue_outer();
-	int a = self_walk_find(&w, "v8w_test_prologue_capture"), b = self_walk_find(&w, "prologue_caller"),
-	    c = self_walk_find(&w, "prologue_outer");
-	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d caller=%d outer=%d (%d frames)", a, b, c, w.n);
-	cr_assert_eq(w.raw[1].how, FRAME_LINK);
-	cr_assert_eq(w.raw[1].sp, w.raw[0].sp + 16, "the caller's sp is above the pushed pair");
-	cr_assert_eq(w.raw[2].how, FRAME_CFI);
-	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
-	self_walk_free(&w);
+	check_inner_walk(prologue_outer, "v8w_test_prologue_capture", "prologue_caller", "prologue_outer", 16);
 }
 
 /* as Debian's SHA512_Final is (built without frame pointers): it saves x29 and x30 side by side,
@@ -297,31 +306,15 @@ __asm__(".text\n.globl v8w_test_nofp_caller\n.hidden v8w_test_nofp_caller\n"
 	"\t.cfi_endproc\n"
 	".size v8w_test_nofp_caller, .-v8w_test_nofp_caller\n");
 
-static struct walk *nofp_walk;
-
-static void nofp_then(struct leaf_regs *at)
-{
-	walk_from(nofp_walk, at->pc, at->sp, at->fp, at->lr);
-}
-
 static __attribute__((noinline, noipa)) void nofp_outer(void)
 {
 	struct leaf_regs at;
-	v8w_test_nofp_caller(&at, v8w_test_leaf_capture_nocfi, nofp_then);
+	v8w_test_nofp_caller(&at, v8w_test_leaf_capture_nocfi, walk_inside);
 	__asm__ volatile("" ::: "memory");
 }
 
+/* x29 is not the caller's record: its sp is the leaf's */
 Test(cfi_arm64, a_leaf_without_cfi_under_a_caller_without_frame_pointer_returns_at_the_same_sp)
 {
-	static struct walk w;
-	nofp_walk = &w;
-	nofp_outer();
-	int a = self_walk_find(&w, "v8w_test_leaf_capture_nocfi"), b = self_walk_find(&w, "v8w_test_nofp_caller"),
-	    c = self_walk_find(&w, "nofp_outer");
-	cr_assert(a == 0 && b == 1 && c == 2, "leaf=%d caller=%d outer=%d (%d frames)", a, b, c, w.n);
-	cr_assert_eq(w.raw[1].how, FRAME_LINK);
-	cr_assert_eq(w.raw[1].sp, w.raw[0].sp, "the caller's sp is the leaf's: x29 is not its record");
-	cr_assert_eq(w.raw[2].how, FRAME_CFI);
-	cr_assert_eq(w.end, UNWIND_COMPLETE, "reached the outermost frame (%d frames)", w.n);
-	self_walk_free(&w);
+	check_inner_walk(nofp_outer, "v8w_test_leaf_capture_nocfi", "v8w_test_nofp_caller", "nofp_outer", 0);
 }
