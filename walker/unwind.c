@@ -186,7 +186,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			reg_set(&next, REG_FP, saved[0]);
 			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
 			unwind_fp_caller(&next, fp, mem, native_at, u);
-			if (!caller_returns_to_code(u, &next, mem))
+			if (ARCH_FP_AT_FRAME_RECORD && !caller_returns_to_code(u, &next, mem))
 				caller_sp_from_record(u, &next, fp + 16);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
