@@ -1,8 +1,9 @@
 /* fuzz_v8_heap.c — libFuzzer harness: V8 heap objects over a synthetic heap (heap_input.h). The
  * input's header picks an object and a decoder: strings of every representation (UTF-8 and
  * code-unit walks), JSFunction and SharedFunctionInfo names, ScopeInfo, Scripts and their line
- * tables, deoptimization data (inlining), BytecodeArrays and their position tables, and a whole
- * JS frame's positions (function, bytecode array and offset as the frame holds them). */
+ * tables, deoptimization data (inlining), BytecodeArrays and their position tables, a whole
+ * JS frame's positions (function, bytecode array and offset as the frame holds them), and a wasm
+ * frame's module script. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "../v8/positions.h"
 #include "../v8/scripts.h"
 #include "../v8/strings.h"
+#include "../v8/wasm.h"
 #include "heap_input.h"
 
 static bool count_units(void *ctx, const uint8_t *data, size_t units, bool two_byte)
@@ -122,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t root = base + hd.root, aux = base + hd.aux, aux2 = base + hd.aux2;
 	struct strbuf out;
 	sb_init(&out);
-	switch (hd.op % 9) {
+	switch (hd.op % 10) {
 	case 0:
 		v8_string_utf8(&fh.h, root, V8_NAME_MAX_UNITS, &out);
 		break;
@@ -157,6 +159,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 8:
 		decode_frame(&fh, root, aux, hd.num, aux2 & 8);
 		break;
+	case 9: { /* a wasm frame at fp = aux (its instance at fp - 16), twice: the second through
+		   * what the first kept */
+		struct wasm_modules w = {0};
+		uint64_t fp = aux & ~(uint64_t)7;
+		if (wasm_frame_script(&fh.h, fp, &w) != wasm_frame_script(&fh.h, fp, &w))
+			abort();
+		break;
+	}
 	}
 	sb_free(&out);
 	return 0;

@@ -13,6 +13,8 @@ void heap_input_init(struct fake_heap *fh)
 	fh_set_item(&fh->L, L_T_CODE, HI_T_CODE);
 	fh_set_item(&fh->L, L_T_INSTRUCTION_STREAM, HI_T_IS);
 	fh_set_item(&fh->L, L_T_WEAK_FIXED_ARRAY, HI_T_WEAK_FIXED_ARRAY);
+	fh_set_item(&fh->L, L_T_WASM_INSTANCE_OBJECT, HI_T_WASM_INSTANCE);
+	fh_set_item(&fh->L, L_T_WASM_MODULE_OBJECT, HI_T_WASM_MODULE);
 }
 
 uint64_t heap_input_region(const struct fake_heap *fh)

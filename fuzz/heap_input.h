@@ -12,7 +12,7 @@
 
 /* instance types the Node 20 fake metadata does not carry (as tests/unit/test_positions.c) */
 enum { HI_T_BYTE_ARRAY = 190, HI_T_BCA = 191, HI_T_CODE = 245, HI_T_IS = 252,
-       HI_T_WEAK_FIXED_ARRAY = 240 };
+       HI_T_WEAK_FIXED_ARRAY = 240, HI_T_WASM_INSTANCE = 2098, HI_T_WASM_MODULE = 2100 };
 
 struct heap_input_header {
 	uint32_t root, aux, aux2; /* offsets from the region's start (tag bits included) */
