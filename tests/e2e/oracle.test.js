@@ -134,18 +134,23 @@ test('same-run oracle: a main thread asleep in Atomics.wait is sampled there wit
   for (const w of windows) {
     const v8 = profileShares(theirs, ...sampleSpanUs(w.profile), { byTime: true });
     const us = profileShares(w.profile);
-    const figures = `${h.MODE}${w.self ? ' --v8-self' : ''}: sleeper ${pct(shareOf(us, key))} of ${us.n} samples, ` +
-      `V8 ${pct(shareOf(v8, key))} of its time; the process inside sleeper ${pct(w.asleep)} of the window`;
+    // the samples the sleep is due: its share of the window's periods (not of v8walk's samples,
+    // which also count what ran)
+    const seconds = (w.profile.endTime - w.profile.startTime) / 1e6;
+    const got = us.counts.get(key) || 0, due = w.asleep * 99 * seconds;
+    const figures = `${h.MODE}${w.self ? ' --v8-self' : ''}: sleeper ${pct(shareOf(us, key))} of ${us.n} samples ` +
+      `(${got}, ${due.toFixed(0)} due to its sleep), V8 ${pct(shareOf(v8, key))} of its time; the process inside ` +
+      `sleeper ${pct(w.asleep)} of the window`;
     t.diagnostic(figures);
     // measured (idle, and with both CPUs busy elsewhere): the process 21-50 % of the window inside
-    // sleeper (less the busier the machine); V8 23-71 % of its time there (its sampler thread
-    // takes CPU from the busy half); v8walk with --v8-self 17-56 %, within 4 points of the
-    // process's own figure when loaded; without it 3-19 % (the call into the wait and back, and
-    // the wait for a CPU when it times out)
+    // sleeper; V8 23-71 % of its time there (its sampler thread takes CPU from the busy half); with
+    // --v8-self v8walk's samples there 140-156 where its sleep made 149-150 due (as a share of
+    // v8walk's samples 40-72 %: eBPF can take too few of the busy half while V8's own profiler
+    // runs, Node 16 and 20), without it 0-6 % of v8walk's samples (the call into the wait and back)
     assert.ok(w.asleep >= 0.1, `the fixture sleeps: ${figures}`);
     assert.ok(shareOf(v8, key) >= 0.5 * w.asleep, `V8 samples the sleeping thread: ${figures}`);
     if (w.self) {
-      assert.ok(shareOf(us, key) >= 0.5 * w.asleep && shareOf(us, key) <= w.asleep + 0.2, `${figures}\n${w.r.stderr}`);
+      assert.ok(got >= 0.5 * due && got <= 1.5 * due + 10, `${figures}\n${w.r.stderr}`);
       assert.match(w.r.stderr, /of a main thread asleep elsewhere \(--v8-self/);
     } else {
       assert.doesNotMatch(w.r.stderr, /asleep elsewhere/, 'without --v8-self no sleep outside a collection is counted');
