@@ -402,8 +402,8 @@ bool parse_options(int argc, char **argv, struct plan *plan, struct strbuf *why)
 	}
 	int c;
 	opterr = 0;
+	bool async_given = false; /* --async or --no-async (else --v8-self decides) */
 	/* '+': options end at the first non-option (the program of launch mode follows `--`) */
-	bool async_given = false;
 	while ((c = getopt_long(argc, argv, "+:p:o:r:d:f:qhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {

@@ -16,7 +16,7 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 		struct strbuf *out)
 {
 	append_sanitized(out, intern_get(strings, f->name), intern_len(strings, f->name));
-	if (frame_is_js(f)) {
+	if (frame_in_script(f)) { /* a WebAssembly frame has no line */
 		if (f->file && intern_len(strings, f->file)) {
 			sb_add(out, " (");
 			append_sanitized(out, intern_get(strings, f->file), intern_len(strings, f->file));
@@ -25,15 +25,8 @@ void frame_text(const struct intern *strings, const struct frame *f, bool annota
 			sb_addc(out, ')');
 		}
 		if (annotate)
-			sb_add(out, f->kind == FK_JS ? "_[j]" : f->kind == FK_JS_ASYNC ? "_[a]" : "_[i]");
-	} else if (f->kind == FK_WASM) {
-		if (f->file && intern_len(strings, f->file)) {
-			sb_add(out, " (");
-			append_sanitized(out, intern_get(strings, f->file), intern_len(strings, f->file));
-			sb_addc(out, ')');
-		}
-		if (annotate)
-			sb_add(out, "_[w]");
+			sb_add(out, f->kind == FK_JS ? "_[j]" : f->kind == FK_JS_ASYNC ? "_[a]" :
+				    f->kind == FK_WASM ? "_[w]" : "_[i]");
 	} else if (f->kind == FK_KERNEL && annotate) {
 		sb_add(out, "_[k]");
 	}
@@ -55,5 +48,5 @@ void frame_function_key(const struct frame *f, struct strbuf *key)
 		sb_printf(key, "%u|%u|%d|%d", kind, f->file, f->def_line, f->def_col);
 	else
 		sb_printf(key, "%u|%u|%u", kind, frame_own_name(f),
-			  js || f->kind == FK_NATIVE || f->kind == FK_WASM ? f->file : 0);
+			  frame_in_script(f) || f->kind == FK_NATIVE ? f->file : 0);
 }

@@ -128,7 +128,7 @@ static void call_frame(struct cpprof *c, const struct cpnode *n, FILE *out)
 	json_string(out, n->pseudo ? n->pseudo : frame_function_name(c->p->strings, f));
 	bool js = f && frame_is_js(f) && f->file;
 	/* WebAssembly: its module's url, as V8 gives its functions (which one is not known) */
-	bool in_script = js || (f && f->kind == FK_WASM && f->file);
+	bool in_script = f && frame_in_script(f) && f->file;
 	const char *url = in_script ? intern_get(c->p->strings, f->file) : "";
 	fprintf(out, ",\"scriptId\":\"%u\",\"url\":", in_script ? intern_str(&c->scripts, url) + 1 : 0);
 	json_string(out, url);

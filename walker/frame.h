@@ -53,6 +53,13 @@ static inline bool frame_is_js(const struct frame *f)
 	return f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
 }
 
+/* A frame of a script's code whose file is the script's name or url: JavaScript, or WebAssembly
+ * (its module's url). */
+static inline bool frame_in_script(const struct frame *f)
+{
+	return frame_is_js(f) || f->kind == FK_WASM;
+}
+
 /* The name of a JS frame's function itself (interned): its own name, as V8's profiler shows it
  * (`measure`, whatever the receiver; an awaiting function's `async measure`), unless a source map
  * named the original function; other frames: their name. */

@@ -61,17 +61,16 @@ static bool native_at(void *ctx, uint64_t ret)
  * callee's record leads its CFI nowhere (caller_returns_to_code), where the machine's frame pointer
  * points at its frame record and the caller's CFI places that record: its sp from its fp (cfi.h),
  * which holds whatever the callee pushed above its own record (V8's
- * PushAllRegistersAndIterateStack). Taken only between `sp_floor` (the lowest the caller's sp can
- * be: above the callee's record) and the caller's fp, and only where it raises the sp the step
- * gave. */
-static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t sp_floor)
+ * PushAllRegistersAndIterateStack). Taken only between the callee's record (callee_fp + 16) and the
+ * caller's fp, and only where it raises the sp the step gave. */
+static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t callee_fp)
 {
 	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP))
 		return;
 	uint64_t vaddr, sp;
 	struct elf_image *img = image_at(u, next->r[REG_PC], &vaddr);
 	if (img && cfi_sp_from_frame_record(&u->cfi, img, vaddr - 1, next->r[REG_FP], &sp) &&
-	    sp >= sp_floor && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
+	    sp >= callee_fp + 16 && sp <= next->r[REG_FP] && (!reg_ok(next, REG_SP) || sp >= next->r[REG_SP]))
 		reg_set(next, REG_SP, sp);
 }
 
@@ -160,7 +159,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 		} else if (r == CFI_NO_FDE && how == FRAME_TOP && link_is_return(u, &cur, mem, &link)) {
 			/* the caller from the link register; a leaf keeps the callee-saved registers, and
 			 * sp unless it is inside its prologue, past pushing its frame record and before
-			 * pointing fp at it: the caller's sp from its own frame record then */
+			 * pointing fp at it: the caller's sp is then 16 above (pushed_its_record) */
 			out[n - 1].no_cfi = true;
 			next = cur;
 			reg_set(&next, REG_PC, link);
@@ -187,7 +186,7 @@ int unwind_stack(struct unwinder *u, const struct regset *regs, struct memsrc *m
 			reg_set(&next, REG_PC, reg_strip_pac(&cur, saved[1]));
 			unwind_fp_caller(&next, fp, mem, native_at, u);
 			if (ARCH_FP_AT_FRAME_RECORD && !caller_returns_to_code(u, &next, mem))
-				caller_sp_from_record(u, &next, fp + 16);
+				caller_sp_from_record(u, &next, fp);
 			how = FRAME_FP;
 			if (saved[1] == 0) {
 				*end = UNWIND_FP_END;
