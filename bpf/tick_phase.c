@@ -2,7 +2,6 @@
  * intervals (tick_phase.h). */
 #include "tick_phase.h"
 
-#include <math.h>
 
 void tick_phase_start(struct tick_phase *t, uint64_t now, uint64_t mean, unsigned every)
 {
@@ -42,6 +41,10 @@ void tick_phase_stop(struct tick_phase *t)
 
 unsigned tick_phase_every(int cpus, double rate_hz, double budget)
 {
-	double n = cpus > 0 && budget > 0 ? ceil((double)cpus * rate_hz / budget) : 1;
-	return n < 1 ? 1 : n > 1000 ? 1000 : (unsigned)n;
+	double x = cpus > 0 && budget > 0 ? (double)cpus * rate_hz / budget : 1;
+	if (x > 1000)
+		return 1000;
+	unsigned n = (unsigned)x;
+	n += n < x; /* rounded up */
+	return n < 1 ? 1 : n;
 }
