@@ -63,7 +63,7 @@ enum v8w_flags {
 				* for stall_ns or more (stall_start: when it began); with
 				* V8W_F_WAITED, `weight` periods of that stall spent off a CPU */
 	V8W_F_UNWAKEABLE = 32, /* with V8W_F_SLEPT: a sleep a signal does not interrupt
-				* (uninterruptible, or stopped or traced) */
+				* (uninterruptible); a stopped or traced thread is not parked */
 };
 
 struct v8w_range {
