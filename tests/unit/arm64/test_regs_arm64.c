@@ -96,7 +96,7 @@ Test(regs_arm64, an_entry_frames_caller_sp_is_above_its_callee_saved_registers)
 	f.base.ops = &flat_ops;
 	f.at = 0x7ff000;
 	uint64_t fp = 0x7ff100;
-	put(&f, fp - 8, 2 << 1); /* a typed frame's marker (a Smi) */
+	put(&f, fp - 8, 2 << 1); /* CONSTRUCT_ENTRY's marker (a Smi); 0 at fp - 16 */
 	for (int i = 0; i < 10; i++)
 		put(&f, fp + 16 + 8 * (uint64_t)i, 0x1900 + (uint64_t)i);
 	struct regset next;
@@ -116,4 +116,20 @@ Test(regs_arm64, an_entry_frames_caller_sp_is_above_its_callee_saved_registers)
 	unwind_fp_caller(&next, fp, &f.base, always_native, NULL);
 	cr_assert_eq(next.r[REG_SP], fp + 16);
 	cr_assert_not(reg_ok(&next, DW_X19));
+
+	/* a native leaf's record (x29 = sp): below it whatever its callees left — a small even number
+	 * (0x80, a length) over a 0 is no marker, nor ENTRY's marker over something else */
+	put(&f, fp - 8, 0x80);
+	memset(&next, 0, sizeof(next));
+	unwind_fp_caller(&next, fp, &f.base, always_native, NULL);
+	cr_assert_eq(next.r[REG_SP], fp + 16, "a stale word below a leaf's record is no entry frame");
+	put(&f, fp - 8, 1 << 1);
+	put(&f, fp - 16, 0x7ff0a0);
+	memset(&next, 0, sizeof(next));
+	unwind_fp_caller(&next, fp, &f.base, always_native, NULL);
+	cr_assert_eq(next.r[REG_SP], fp + 16, "an entry frame's second marker is 0");
+	put(&f, fp - 16, 0);
+	memset(&next, 0, sizeof(next));
+	unwind_fp_caller(&next, fp, &f.base, always_native, NULL);
+	cr_assert_eq(next.r[REG_SP], fp + 160, "ENTRY's marker over 0");
 }
