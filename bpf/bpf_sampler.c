@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,7 +21,6 @@
 #include "../util/loop_wait.h"
 #include "../util/xalloc.h"
 #include "bpf_sampler.skel.h"
-#include "tick_phase.h"
 
 enum { PROC_PID_INIT_INO = 0xEFFFFFFCu };
 
@@ -32,8 +30,6 @@ struct bpf_sampler {
 	struct bpf_link *sys_enter_link, *sys_exit_link; /* --stalls: libuv's loop waits */
 	struct bpf_link **links; /* per CPU */
 	int *event_fds;
-	struct tick_phase *phases; /* per CPU: its timer's lattice, re-armed at random intervals */
-	struct jitter rng;
 	int ncpus;
 	struct ring_buffer *rb;
 	bpf_record_fn fn;
@@ -78,10 +74,6 @@ static void set_pidns(struct v8w_bpf *skel)
 	skel->rodata->pidns_ino = (uint64_t)st.st_ino;
 }
 
-/* Re-arms a second, at most, that keep the timers' intervals random (tick_phase.h): with more
- * CPUs or a higher rate each is re-armed every few ticks. */
-#define REARMS_PER_SECOND 100.0
-
 /* One cpu-clock event per online CPU, each running the program; false with *fail set. */
 static bool open_cpu_events(struct bpf_sampler *b, const struct bpf_sampler_config *cfg,
 			    struct bpf_failure *fail)
@@ -91,15 +83,10 @@ static bool open_cpu_events(struct bpf_sampler *b, const struct bpf_sampler_conf
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_period = bpf_sampler_period_ns(cfg); /* cpu-clock counts nanoseconds */
-	unsigned every = tick_phase_every((int)sysconf(_SC_NPROCESSORS_ONLN), cfg->rate_hz,
-					  REARMS_PER_SECOND);
-	jitter_seed(&b->rng, now_ns());
+	attr.freq = 1;
+	attr.sample_freq = (uint64_t)(cfg->rate_hz + 0.5);
 	int opened = 0;
 	for (int cpu = 0; cpu < b->ncpus; cpu++) {
-		/* each CPU's first interval is drawn too: the timers start out of step */
-		attr.sample_period = jitter_around(&b->rng, bpf_sampler_period_ns(cfg));
-		uint64_t opened_at = now_ns();
 		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENODEV)
@@ -108,8 +95,6 @@ static bool open_cpu_events(struct bpf_sampler *b, const struct bpf_sampler_conf
 			return false;
 		}
 		b->event_fds[cpu] = fd;
-		tick_phase_start(&b->phases[cpu], opened_at, bpf_sampler_period_ns(cfg), every);
-		b->phases[cpu].period = attr.sample_period;
 		b->links[cpu] = bpf_program__attach_perf_event(b->skel->progs.v8w_sample, fd);
 		if (!b->links[cpu]) {
 			*fail = (struct bpf_failure){BPF_STAGE_ATTACH, errno};
@@ -140,7 +125,6 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 		b->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	b->links = xcalloc((size_t)b->ncpus, sizeof(*b->links));
 	b->event_fds = xcalloc((size_t)b->ncpus, sizeof(*b->event_fds));
-	b->phases = xcalloc((size_t)b->ncpus, sizeof(*b->phases));
 	for (int i = 0; i < b->ncpus; i++)
 		b->event_fds[i] = -1;
 
@@ -222,25 +206,6 @@ void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid)
 	bpf_map__delete_elem(b->skel->maps.targets, &key, sizeof(key), 0);
 }
 
-uint64_t bpf_sampler_rephase(struct bpf_sampler *b, uint64_t now)
-{
-	uint64_t next = UINT64_MAX;
-	for (int cpu = 0; cpu < b->ncpus; cpu++) {
-		struct tick_phase *t = &b->phases[cpu];
-		if (b->event_fds[cpu] < 0)
-			continue;
-		if (now >= tick_phase_due(t)) {
-			uint64_t period = tick_phase_rearm(t, now, &b->rng);
-			/* refused: the timer keeps the period it has, and is left alone */
-			if (ioctl(b->event_fds[cpu], PERF_EVENT_IOC_PERIOD, &period) != 0)
-				tick_phase_stop(t);
-		}
-		if (tick_phase_due(t) < next)
-			next = tick_phase_due(t);
-	}
-	return next;
-}
-
 int bpf_sampler_fd(const struct bpf_sampler *b)
 {
 	return ring_buffer__epoll_fd(b->rb);
@@ -286,6 +251,5 @@ void bpf_sampler_close(struct bpf_sampler *b)
 	v8w_bpf__destroy(b->skel);
 	free(b->links);
 	free(b->event_fds);
-	free(b->phases);
 	free(b);
 }

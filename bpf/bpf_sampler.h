@@ -65,9 +65,6 @@ int bpf_sampler_loop_busy(struct bpf_sampler *b, pid_t tgid, uint64_t since_ns);
 /* Start / stop sampling a process (by tgid as v8walk sees it); returns 0 or -errno. */
 int bpf_sampler_add_target(struct bpf_sampler *b, pid_t tgid);
 void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid);
-/* Re-arm the per-CPU timers whose turn it is with random periods (bpf/tick_phase.h), at `now`
- * (monotonic ns); returns when to call again. */
-uint64_t bpf_sampler_rephase(struct bpf_sampler *b, uint64_t now);
 /* A descriptor that becomes readable when the program wakes v8walk (--stalls: a stall ended, or
  * the ring fills up; otherwise no record wakes it). */
 int bpf_sampler_fd(const struct bpf_sampler *b);

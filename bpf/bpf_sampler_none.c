@@ -26,13 +26,6 @@ void bpf_sampler_remove_target(struct bpf_sampler *b, pid_t tgid)
 	(void)b, (void)tgid;
 }
 
-uint64_t bpf_sampler_rephase(struct bpf_sampler *b, uint64_t now)
-{
-	(void)b;
-	(void)now;
-	return UINT64_MAX;
-}
-
 int bpf_sampler_fd(const struct bpf_sampler *b)
 {
 	(void)b;

