@@ -120,7 +120,7 @@ static void json_view(FILE *out, struct strview v)
 
 static void json_frame(const struct process_dump *d, const struct frame *f, FILE *out)
 {
-	bool js = f->kind == FK_JS || f->kind == FK_JS_INLINED || f->kind == FK_JS_ASYNC;
+	bool js = frame_is_js(f);
 	bool in_script = frame_in_script(f); /* WebAssembly: its module's url */
 	fprintf(out, "{\"kind\":\"%s\",\"name\":", kind_name(f->kind));
 	json_view(out, str(d, f->name));

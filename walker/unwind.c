@@ -62,10 +62,11 @@ static bool native_at(void *ctx, uint64_t ret)
  * points at its frame record and the caller's CFI places that record: its sp from its fp (cfi.h),
  * which holds whatever the callee pushed above its own record (V8's
  * PushAllRegistersAndIterateStack). Taken only between the callee's record (callee_fp + 16) and the
- * caller's fp, and only where it raises the sp the step gave. */
+ * caller's fp, and only where it raises the sp the step gave; called only where
+ * ARCH_FP_AT_FRAME_RECORD. */
 static void caller_sp_from_record(struct unwinder *u, struct regset *next, uint64_t callee_fp)
 {
-	if (!ARCH_FP_AT_FRAME_RECORD || !reg_ok(next, REG_FP))
+	if (!reg_ok(next, REG_FP))
 		return;
 	uint64_t vaddr, sp;
 	struct elf_image *img = image_at(u, next->r[REG_PC], &vaddr);
