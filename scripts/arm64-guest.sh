@@ -31,6 +31,10 @@ export V8WALK="$PWD/build/arm64/v8walk"
 : "${ARM64_HARNESS_NODE:=20.20.2}"
 PATH="$NODE_CACHE/$ARM64_HARNESS_NODE/package/bin:$PATH"
 export PATH
+# and it runs without V8's helper threads (no concurrent compiler, marker or sweeper): the
+# emulator stretches their interleavings far beyond real hardware's, what the harness does needs
+# no second thread, and a race between them must not fail a test of v8walk
+export E2E_HARNESS_NODE_ARGS=--single-threaded
 export V8WALK_BROWSER_SKIP="no chromium in the emulated arm64 machine"
 # code runs ~10-30 times slower here than on real hardware: the unit tests' timing bounds stretch
 export V8WALK_TEST_TIME_SCALE=30

@@ -51,12 +51,13 @@ files_for() {
 }
 
 # node's test runner; E2E_NAME_PATTERN runs only the tests whose names match it (the others are
-# reported skipped: "test name does not match pattern")
+# reported skipped: "test name does not match pattern"); E2E_HARNESS_NODE_ARGS are node options
+# for the runner and the test files' processes (not for the nodes under test)
 node_test() {
 	if [ -n "${E2E_NAME_PATTERN:-}" ]; then
-		node --test "--test-name-pattern=$E2E_NAME_PATTERN" "$@"
+		node ${E2E_HARNESS_NODE_ARGS:-} --test "--test-name-pattern=$E2E_NAME_PATTERN" "$@"
 	else
-		node --test "$@"
+		node ${E2E_HARNESS_NODE_ARGS:-} --test "$@"
 	fi
 }
 
