@@ -101,6 +101,8 @@ static void on_sample(struct bpf_backend *r, struct bpf_proc *p, const struct v8
 			r->gc_slept += weight;
 		else if (slept)
 			r->slept += weight;
+		else if (rec->flags & V8W_F_STOPPED)
+			r->stopped += weight;
 		else
 			r->waited += weight;
 	}
@@ -449,7 +451,7 @@ static void stats(void *ctx, struct run_stats *out)
 				  .truncated = b->truncated, .malformed = b->malformed,
 				  .missed = (unsigned long)k.lost, .missed_as = "lost",
 				  .stale_waits = (unsigned long)k.stale,
-				  .waited = b->waited,
+				  .waited = b->waited, .stopped = b->stopped,
 				  .gc_slept = b->gc_slept, .slept = b->slept, .v8_discarded = b->v8_discarded,
 				  .processes = sampled, .threads = b->tids.len,
 				  .max_lag_ns = b->max_lag_ns, .start_ns = b->start_ns,

@@ -53,6 +53,7 @@ struct bpf_backend {
 	unsigned long samples, dropped, truncated, no_js, malformed;
 	unsigned long too_deep; /* truncated where the kernel's record was full */
 	unsigned long waited;   /* samples of threads waiting for a CPU (V8W_F_WAITED weights) */
+	unsigned long stopped;  /* samples of threads stopped, or waiting for a CPU after (V8W_F_STOPPED) */
 	unsigned long gc_slept; /* samples of a main thread asleep inside a GC (V8W_F_SLEPT) */
 	unsigned long slept;    /* --v8-self: samples of a main thread asleep elsewhere (V8W_F_SLEPT) */
 	unsigned long v8_discarded; /* --v8-self: records left out (walker/stackwalk.h) */

@@ -543,10 +543,14 @@ int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_str
 	if (current_ids(&tgid, &tid) && bpf_map_lookup_elem(&targets, &tgid)) {
 		unsigned int state = BPF_CORE_READ(prev, __state);
 		/* stopped (__TASK_STOPPED 4) or traced (__TASK_TRACED 8: a debugger's stop, or another
-		 * profiler's): not a sleep of the program's, and its time is not owed to the next one */
+		 * profiler's): not a sleep of the program's; its time is the stack's where it stopped,
+		 * as for ptrace and V8's own profiler (its signal is handled as the thread resumes), and
+		 * so is the wait for a CPU once it is resumed, which no tick sees either */
 		bool stopped = state & (4 | 8);
 		if (state == 0) /* TASK_RUNNING: preempted, not sleeping */
 			park(prev, now, tgid, tid, 0);
+		else if (stopped)
+			park(prev, now, tgid, tid, V8W_F_STOPPED);
 		else if (!stopped && main_thread_sleep(prev, tgid, tid)) /* TASK_INTERRUPTIBLE (1) is wakeable */
 			park(prev, now, tgid, tid, V8W_F_SLEPT | ((state & 0xf) != 1 ? V8W_F_UNWAKEABLE : 0));
 	}

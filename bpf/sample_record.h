@@ -63,7 +63,10 @@ enum v8w_flags {
 				* for stall_ns or more (stall_start: when it began); with
 				* V8W_F_WAITED, `weight` periods of that stall spent off a CPU */
 	V8W_F_UNWAKEABLE = 32, /* with V8W_F_SLEPT: a sleep a signal does not interrupt
-				* (uninterruptible); a stopped or traced thread is not parked */
+				* (uninterruptible) */
+	V8W_F_STOPPED = 64,    /* with V8W_F_WAITED: taken when the thread was stopped (a
+				* debugger's or another profiler's stop, SIGSTOP): its time stopped
+				* and its wait for a CPU after are counted as a preemption's */
 };
 
 struct v8w_range {

@@ -62,6 +62,10 @@ void print_run_summary(FILE *out, const struct run_stats *st)
 	if (!st->pauses)
 		sb_printf(&line, "; %lu (%.1f%%) waiting for a CPU", st->waited,
 			  st->samples ? 100.0 * (double)st->waited / (double)st->samples : 0.0);
+	if (st->stopped)
+		sb_printf(&line, "; %lu (%.1f%%) of threads stopped by a tracer or a signal",
+			  st->stopped,
+			  st->samples ? 100.0 * (double)st->stopped / (double)st->samples : 0.0);
 	if (st->gc_slept)
 		sb_printf(&line, "; %lu (%.1f%%) of a main thread asleep in a GC", st->gc_slept,
 			  st->samples ? 100.0 * (double)st->gc_slept / (double)st->samples : 0.0);

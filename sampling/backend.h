@@ -22,6 +22,8 @@ struct run_stats {
 				   * (ptrace), records lost to a full ring buffer (eBPF) */
 	const char *missed_as;    /* how the summary calls them: "missed", "lost" */
 	unsigned long waited;     /* eBPF: of the samples, those of threads waiting for a CPU */
+	unsigned long stopped;    /* eBPF: those of threads stopped by a tracer or a signal (and
+				   * waiting for a CPU once resumed) */
 	unsigned long gc_slept;   /* of the samples, those of a main thread asleep inside a GC */
 	unsigned long slept;      /* --v8-self: those of a main thread asleep elsewhere than in a GC
 				   * or its event loop's wait, which V8's profiler samples too */
