@@ -162,8 +162,9 @@ h.modeTest('bpf', '--kernel: kernel frames below the JS that made the system cal
 h.modeTest('bpf', '--mode auto falls back to eBPF when ptrace is refused (already traced), and says so', async (t) => {
   const fx = await h.startFixture('chain.js');
   t.after(() => fx.stop());
-  const tracer = h.startV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--raw', '--duration', '6']);
-  for (let i = 0; i < 100 && h.tracerPid(fx.pid) === 0; i++) await h.sleep(20);
+  const tracer = h.startV8walk(['--mode', 'ptrace', '--pid', String(fx.pid), '--raw', '--duration', String(6 * h.WAIT_SCALE)]);
+  // once it says it samples (its start-up takes seconds in the emulated arm64 machine)
+  await tracer.sampling;
   assert.strictEqual(h.tracerPid(fx.pid), tracer.child.pid);
   const r = await h.runV8walk(['--mode', 'auto', '--pid', String(fx.pid), '--raw', '--function', '--duration', '2']);
   assert.strictEqual(r.code, 0, r.stderr);
