@@ -35,6 +35,8 @@ const volatile bool use_pidns = false; /* v8walk runs in a pid namespace: report
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 const volatile __u64 period_ns = 10101010; /* the sampling period: 1 s / rate */
+const volatile __u32 keep_one_in = 1;      /* the ticks of a period, of which one is kept at
+					    * random (bpf_sampler.h) */
 const volatile bool waits = true;          /* sample the time a target thread waits for a CPU */
 const volatile __u64 stall_ns = 0;         /* --stalls: sample only main threads whose loop
 					    * iteration has run this long (0: sample everything) */
@@ -346,6 +348,8 @@ int v8w_sample(struct bpf_perf_event_data *ctx)
 {
 	__u32 tgid, tid, zero = 0;
 	if (!current_ids(&tgid, &tid) || !bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	if (keep_one_in > 1 && bpf_get_prandom_u32() % keep_one_in)
 		return 0;
 	__u64 now = bpf_ktime_get_ns(), stall_start = 0;
 	if (stall_ns && !in_stall(tgid, tid, now, &stall_start, bpf_get_current_task_btf(),

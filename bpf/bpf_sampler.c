@@ -83,8 +83,8 @@ static bool open_cpu_events(struct bpf_sampler *b, const struct bpf_sampler_conf
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = (uint64_t)(cfg->rate_hz + 0.5);
+	/* ticks_per_period ticks a period, one in as many kept (bpf_sampler.h) */
+	attr.sample_period = bpf_sampler_period_ns(cfg) / bpf_sampler_ticks_per_period(cfg);
 	int opened = 0;
 	for (int cpu = 0; cpu < b->ncpus; cpu++) {
 		int fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -137,6 +137,7 @@ struct bpf_sampler *bpf_sampler_open(const struct bpf_sampler_config *cfg, bpf_r
 	b->skel->rodata->top_bytes = cfg->top_bytes;
 	b->skel->rodata->kernel_stacks = cfg->kernel_stacks;
 	b->skel->rodata->period_ns = bpf_sampler_period_ns(cfg);
+	b->skel->rodata->keep_one_in = bpf_sampler_ticks_per_period(cfg);
 	b->skel->rodata->waits = !cfg->on_cpu_only;
 	b->skel->rodata->stall_ns = cfg->stall_ns;
 	bpf_program__set_autoload(b->skel->progs.v8w_sys_enter, cfg->stall_ns != 0);

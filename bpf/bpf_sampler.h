@@ -1,6 +1,6 @@
 /* bpf_sampler.h — the user-space half of the eBPF sampler: load the CO-RE program
- * (bpf_sampler.bpf.c), open one software cpu-clock perf event per CPU at the sampling rate and
- * attach the program to each, keep the set of target processes in the kernel's filter map, and
+ * (bpf_sampler.bpf.c), open one software cpu-clock perf event per CPU (ticking a few times a
+ * sampling period, one tick in as many kept at random) and attach the program to each, keep the set of target processes in the kernel's filter map, and
  * hand every record of the ring buffer to a callback. Nothing here stops or traces a target. */
 #ifndef V8WALK_BPF_SAMPLER_H
 #define V8WALK_BPF_SAMPLER_H
@@ -41,10 +41,28 @@ enum bpf_stage {
 	BPF_STAGE_LOOP_WAITS,    /* --stalls: attaching to the epoll system calls' tracepoints */
 };
 
-/* The sampling period: the cpu-clock events' at rate_hz, and what a record of a wait is weighed in. */
+/* The sampling period at rate_hz: the mean interval of the kept ticks, and what a record of a
+ * wait is weighed in. */
 static inline uint64_t bpf_sampler_period_ns(const struct bpf_sampler_config *cfg)
 {
 	return (uint64_t)(1e9 / cfg->rate_hz);
+}
+
+/* The cpu-clock events tick this many times a sampling period, and the program keeps a tick of a
+ * target with the chance of one in as many (a random number of the kernel's). A lattice of ticks
+ * at the rate would see a thread whose work repeats at the period at one phase of its cycle, and
+ * the kernel makes such threads: a timed sleep due within its timer slack of a tick is woken by
+ * that tick, which pulls a cycle of work and sleep a little shorter than the period onto the
+ * lattice. Kept at random from a lattice this much finer, each phase of the cycle is as likely,
+ * and the mean rate stays the rate whatever v8walk's own loop does. The ticks stay at most
+ * BPF_TICK_MAX_HZ a CPU. */
+enum { BPF_TICKS_PER_PERIOD_MAX = 16, BPF_TICK_MAX_HZ = 2000 };
+static inline unsigned bpf_sampler_ticks_per_period(const struct bpf_sampler_config *cfg)
+{
+	double k = BPF_TICK_MAX_HZ / cfg->rate_hz;
+	if (k < 1)
+		return 1;
+	return k > BPF_TICKS_PER_PERIOD_MAX ? BPF_TICKS_PER_PERIOD_MAX : (unsigned)k;
 }
 
 struct bpf_failure {

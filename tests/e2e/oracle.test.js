@@ -148,9 +148,11 @@ test('same-run oracle: a main thread asleep in Atomics.wait is sampled there wit
     // --v8-self v8walk's samples there 140-156 where its sleep made 149-150 due, without it 0-6 % of
     // v8walk's samples (the call into the wait and back)
     assert.ok(w.asleep >= 0.1, `the fixture sleeps: ${figures}`);
-    // (the rest of the window is in the figures, not judged: eBPF's per-CPU timers tick at a fixed
-    // period, and this fixture's cycle, 5 ms of work and a 5 ms timed sleep, can lock onto it —
-    // docs/accuracy.md)
+    // the busy half gets its share too: this fixture's cycle, 5 ms of work and a 5 ms timed sleep
+    // (10.1 ms with V8's profiler in it), locks onto a lattice of ticks at 99 Hz (a timed sleep
+    // due within its timer slack of a tick is woken by it), which then sees one phase of the cycle
+    // only — measured with eBPF's per-CPU timers at a fixed period: 1 and 298 where 150 were due
+    assert.ok(awake >= 0.7 * awakeDue - 10 && awake <= 1.3 * awakeDue + 10, `the busy half: ${figures}\n${w.r.stderr}`);
     assert.ok(shareOf(v8, key) >= 0.5 * w.asleep, `V8 samples the sleeping thread: ${figures}`);
     if (w.self) {
       assert.ok(got >= 0.5 * due && got <= 1.5 * due + 10, `${figures}\n${w.r.stderr}`);
