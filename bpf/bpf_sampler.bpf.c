@@ -3,9 +3,10 @@
  * tgids are a hash map, so one program serves several processes), capture what user space needs
  * to run v8walk's own stack walker later — the user registers, the top of the user stack, the V8
  * frame slots of every frame on the frame-pointer chain, the memory above the outermost frame,
- * and optionally the kernel stack — and copy it to a ring buffer. The ticks see a thread only
- * while it runs: at sched_switch, a target thread switched out still runnable (preempted) has the
- * same capture kept under its tid, and when it runs again the time it waited goes out as that
+ * and optionally the kernel stack — and copy it to a ring buffer (the CPUs' ticks come a few
+ * times a period and one in as many is kept at random: no fixed phase). The ticks see a thread
+ * only while it runs: at sched_switch, a target thread switched out still runnable (preempted),
+ * or stopped (another tracer's stop, SIGSTOP), has the same capture kept under its tid, and when it runs again the time it waited goes out as that
  * record, weighted by the sampling periods it spans (ptrace and V8's own profiler count that
  * time). A main thread that goes to sleep anywhere but in its event loop's epoll wait is kept the
  * same way, flagged: user space counts that time only where the stack is inside V8's collector (the
@@ -555,7 +556,7 @@ int BPF_PROG(v8w_switch, bool preempt, struct task_struct *prev, struct task_str
 			park(prev, now, tgid, tid, 0);
 		else if (stopped)
 			park(prev, now, tgid, tid, V8W_F_STOPPED);
-		else if (!stopped && main_thread_sleep(prev, tgid, tid)) /* TASK_INTERRUPTIBLE (1) is wakeable */
+		else if (main_thread_sleep(prev, tgid, tid)) /* TASK_INTERRUPTIBLE (1) is wakeable */
 			park(prev, now, tgid, tid, V8W_F_SLEPT | ((state & 0xf) != 1 ? V8W_F_UNWAKEABLE : 0));
 	}
 	unpark(next, now);

@@ -1,7 +1,8 @@
 /* bpf_sampler.h — the user-space half of the eBPF sampler: load the CO-RE program
  * (bpf_sampler.bpf.c), open one software cpu-clock perf event per CPU (ticking a few times a
- * sampling period, one tick in as many kept at random) and attach the program to each, keep the set of target processes in the kernel's filter map, and
- * hand every record of the ring buffer to a callback. Nothing here stops or traces a target. */
+ * sampling period, one tick in as many kept at random) and attach the program to each, keep the
+ * set of target processes in the kernel's filter map, and hand every record of the ring buffer to
+ * a callback. Nothing here stops or traces a target. */
 #ifndef V8WALK_BPF_SAMPLER_H
 #define V8WALK_BPF_SAMPLER_H
 
