@@ -403,7 +403,7 @@ static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 	 * never in answer to a sample (--stalls: also at a stall's end) */
 	bpf_sampler_consume(b->bs, CONSUME_SLICE_NS);
 	now = now_ns();
-	uint64_t next_read = now + jitter_around(&b->rng, b->read_every_ns);
+	uint64_t next = now + jitter_around(&b->rng, b->read_every_ns);
 	if (b->half_ns && !b->half.taken && now >= b->half_ns)
 		mark(b, &b->half);
 	if (now - b->last_check_ns >= HOUSEKEEPING_NS) {
@@ -416,7 +416,6 @@ static uint64_t step(void *ctx, uint64_t now, bool fd_ready)
 	}
 	if (!b->all_node && bpf_procs_alive(&b->procs) == 0)
 		return 0;
-	uint64_t next = next_read;
 	if (b->last_check_ns + HOUSEKEEPING_NS < next)
 		next = b->last_check_ns + HOUSEKEEPING_NS;
 	if (b->all_node && b->last_scan_ns + RESCAN_NS < next)

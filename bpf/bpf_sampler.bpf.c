@@ -8,9 +8,10 @@
  * only while it runs: at sched_switch, a target thread switched out still runnable (preempted),
  * or stopped (another tracer's stop, SIGSTOP), has the same capture kept under its tid, and when
  * it runs again the time it waited goes out as that record, weighted by the sampling periods it
- * spans (ptrace and V8's own profiler count that time). A main thread that goes to sleep anywhere but in its event loop's epoll wait is kept the
- * same way, flagged: user space counts that time only where the stack is inside V8's collector (the
- * main thread waiting for its helpers, which V8's profiler and the GC's own clock count as GC).
+ * spans (ptrace and V8's own profiler count that time). A main thread that goes to sleep anywhere
+ * but in its event loop's epoll wait is kept the same way, flagged: user space counts that time
+ * only where the stack is inside V8's collector (the main thread waiting for its helpers, which
+ * V8's profiler and the GC's own clock count as GC).
  * No target thread is ever stopped. Two tracepoints report execve and the exit of a
  * target. No sample wakes v8walk: it reads the ring at random intervals of its own, so that its
  * own running never keeps a fixed phase against the sampling timers of the CPUs (woken by one
