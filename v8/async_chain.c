@@ -70,6 +70,16 @@ static bool is_jsfunction_type(const struct v8_layout *L, int t)
 	return t >= 0 && t >= L->v[L_T_JSFUNC_FIRST] && t <= L->v[L_T_JSFUNC_LAST];
 }
 
+bool async_word(struct async_walk *w, uint64_t obj, int32_t off, uint64_t *v)
+{
+	return word(w, obj, off, v);
+}
+
+bool async_is_promise(struct async_walk *w, uint64_t obj)
+{
+	return type_is(w->h->L, type_of(w, obj), L_T_JS_PROMISE);
+}
+
 bool async_is_generator(struct async_walk *w, uint64_t obj)
 {
 	int t = type_of(w, obj);

@@ -65,6 +65,10 @@ struct async_walk {
 	bool moved;                    /* a forwarding address was seen */
 };
 
+/* One word of obj, counted and recorded in the trail. */
+bool async_word(struct async_walk *w, uint64_t obj, int32_t off, uint64_t *v);
+/* Is obj a JSPromise (its map word recorded)? */
+bool async_is_promise(struct async_walk *w, uint64_t obj);
 /* What a closure is to a chain (AB_NONE for anything but a builtin closure of async_builtin). */
 enum async_builtin async_closure_kind(struct async_walk *w, uint64_t closure);
 /* The generator an await closure resumes (context slot 2), or 0. */

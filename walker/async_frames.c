@@ -10,7 +10,6 @@ enum {
 	SFI_KINDS_MAX = 4096,
 	CHECKPOINT_REACH = 3, /* raw frames from RunMicrotasks to the checkpoint that calls it */
 	WRAPPER_REACH = 6,    /* raw frames from the checkpoint to the JS that asked for it */
-	JOB_SLOTS = 4,        /* spill slots of a job frame where its promise may be */
 };
 
 /* Mangled-name prefixes of the queue's native functions (a prefix also covers a compiler's
@@ -157,25 +156,28 @@ static int find_job(const struct v8_runtime *rt, struct addrspace *as, struct pc
 	return e - 2;
 }
 
-/* The promise a .then/.catch callback's job keeps in its first spill slots (V8 9.4's reject job
- * one slot further): the first JSPromise there, if it is still pending (*settled: it was not). */
-static uint64_t job_promise(struct async_walk *w, const struct raw_frame *job, bool *settled)
+/* The stack's words a site's chain is read from (the stack copy's: nothing is read from the target
+ * while the thread runs): the function and context slots of the frames the job called, innermost
+ * last, and the job's first spill slots. */
+static void site_words(const struct v8_heap *h, const struct raw_frame *raw, int job, int lowest,
+		       struct async_site *site)
 {
-	const struct v8_heap *h = w->h;
-	if (!job->fp_ok)
-		return 0;
-	for (int k = 0; k < JOB_SLOTS; k++) {
-		uint64_t v;
-		if (!mem_read_u64(h->mem, job->fp + (int64_t)h->L->v[L_FP_JOB_PROMISE] - 8 * k, &v))
-			return 0;
-		if (!v8_is_heap_object(v) || !v8_is(h, v, L_T_JS_PROMISE))
-			continue;
-		if (async_promise_pending(w, v))
-			return v;
-		*settled = true;
-		return 0;
+	site->nframes = 0;
+	for (int k = job - 1; k >= lowest && site->nframes < ASYNC_SITE_FRAMES; k--) {
+		uint64_t fn = 0, ctx = 0;
+		if (!raw[k].fp_ok || !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_FUNCTION], &fn) ||
+		    !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx))
+			fn = ctx = 0; /* a typed frame (its marker is a Smi) */
+		site->fn[site->nframes] = fn;
+		site->ctx[site->nframes++] = ctx;
 	}
-	return 0;
+	site->nslots = 0;
+	if (!raw[job].fp_ok)
+		return;
+	while (site->nslots < ASYNC_JOB_SLOTS &&
+	       mem_read_u64(h->mem, raw[job].fp + (int64_t)h->L->v[L_FP_JOB_PROMISE] - 8 * site->nslots,
+			    &site->slot[site->nslots]))
+		site->nslots++;
 }
 
 bool async_site_find(struct async_frames *a, const struct v8_heap *h, const struct v8_runtime *rt,
@@ -232,33 +234,83 @@ bool async_site_find(struct async_frames *a, const struct v8_heap *h, const stru
 	}
 	site->to = to;
 	a->st.sites++;
-	/* an await: the closure in a frame between the resumed code and the job */
-	struct async_walk w = {.h = h, .ids = &a->ids, .sfi_kinds = &a->sfi_kinds};
-	/* the frames the job called (a .then callback's own frame too): their function and context
-	 * slots are the stack copy's; a JS frame's function read now must still be a function with
-	 * that context (a young object a scavenge moved since the sample has a forwarding address
-	 * there, and after two the memory holds something else) */
-	bool closure = false, settled = false, gone = false;
-	int lowest = from < job - 1 ? from : job - 1;
-	for (int k = job - 1; k >= lowest && !closure && !gone; k--) {
-		uint64_t fn, ctx, now;
-		if (!raw[k].fp_ok || !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_FUNCTION], &fn) ||
-		    !mem_read_u64(h->mem, raw[k].fp + (int64_t)h->L->v[L_FP_CONTEXT], &ctx) || !v8_is_heap_object(ctx))
-			continue; /* a typed frame (its marker is a Smi) */
-		enum async_builtin kind = async_closure_kind(&w, fn);
-		gone = !v8_field(h, fn, h->L->v[L_JSFUNC_CONTEXT], &now) || now != ctx;
-		if (!gone && kind == AB_AWAIT) {
-			closure = true;
-			site->generator = async_closure_generator(&w, fn);
+	site_words(h, raw, job, from < job - 1 ? from : job - 1, site);
+	return true;
+}
+
+/* Where the chain starts, from the site's stack words: the generator an await closure among the
+ * frames the job called resumes, else the pending promise in the job's spill slots (V8 9.4's
+ * reject job keeps it one slot further). False when what the stack named is gone or moved: no
+ * chain can be told (an empty one would be a lie). */
+static bool site_start(struct async_walk *w, const struct async_site *site, uint64_t *gen, uint64_t *promise)
+{
+	const struct v8_heap *h = w->h;
+	*gen = *promise = 0;
+	/* a JS frame's function read now must still be a function with the stack's context (a young
+	 * object a scavenge moved since the sample has a forwarding address there, and after two the
+	 * memory holds something else) */
+	for (int i = 0; i < site->nframes; i++) {
+		uint64_t now;
+		if (!site->ctx[i])
+			continue;
+		enum async_builtin kind = async_closure_kind(w, site->fn[i]);
+		if (!async_word(w, site->fn[i], h->L->v[L_JSFUNC_CONTEXT], &now) || now != site->ctx[i])
+			return false;
+		if (kind == AB_AWAIT) {
+			*gen = async_closure_generator(w, site->fn[i]);
+			return *gen && !w->moved;
 		}
 	}
-	if (!closure && !gone)
-		site->promise = job_promise(&w, &raw[job], &settled);
-	/* what the stack named is gone or moved: no chain can be told (an empty one would be a lie) */
-	site->stale = w.moved || gone || (closure && !site->generator) || settled;
-	site->moved = w.moved;
-	a->st.reads += w.reads;
-	return true;
+	for (int k = 0; k < site->nslots; k++) {
+		uint64_t v = site->slot[k];
+		if (!v8_is_heap_object(v) || !async_is_promise(w, v))
+			continue;
+		if (!async_promise_pending(w, v))
+			return false; /* settled since */
+		*promise = v;
+		break;
+	}
+	return !w->moved;
+}
+
+/* The previous chain, when it was read from the same stack words with the same room and the words
+ * it was read from still hold (one batched read); -1 otherwise. */
+static int recall(struct async_frames *a, const struct async_site *site, struct async_frame *out, int max)
+{
+	struct async_memo *m = &a->memo;
+	if (!a->live || !m->valid || m->max != max || m->site.nframes != site->nframes ||
+	    m->site.nslots != site->nslots ||
+	    memcmp(m->site.fn, site->fn, sizeof(site->fn[0]) * (size_t)site->nframes) ||
+	    memcmp(m->site.ctx, site->ctx, sizeof(site->ctx[0]) * (size_t)site->nframes) ||
+	    memcmp(m->site.slot, site->slot, sizeof(site->slot[0]) * (size_t)site->nslots))
+		return -1;
+	if (!async_trail_holds(&m->trail, a->live)) {
+		m->valid = false;
+		return -1;
+	}
+	a->trail.n = m->trail.n;
+	memcpy(a->trail.w, m->trail.w, sizeof(m->trail.w[0]) * m->trail.n);
+	a->trail_read = true;
+	memcpy(out, m->frames, sizeof(*out) * (size_t)m->n);
+	a->st.reused++;
+	return m->n;
+}
+
+/* Keep a chain just walked (live, all its words in the trail) for the next sample's recall. */
+static void remember(struct async_frames *a, const struct async_site *site, const struct async_frame *f, int n,
+		     int max)
+{
+	struct async_memo *m = &a->memo;
+	m->valid = a->live && !a->trail.overflow && n <= ASYNC_MAX_FRAMES;
+	if (!m->valid)
+		return;
+	m->site = *site;
+	m->max = max;
+	m->n = n;
+	memcpy(m->frames, f, sizeof(*f) * (size_t)n);
+	m->trail.n = a->trail.n;
+	m->trail.overflow = false;
+	memcpy(m->trail.w, a->trail.w, sizeof(a->trail.w[0]) * a->trail.n);
 }
 
 int async_site_chain(struct async_frames *a, const struct v8_heap *h, const struct async_site *site,
@@ -266,27 +318,27 @@ int async_site_chain(struct async_frames *a, const struct v8_heap *h, const stru
 {
 	a->trail.n = 0;
 	a->trail.overflow = false;
+	a->trail_read = false;
+	*how = AO_CHAIN;
+	int n = recall(a, site, out, max);
+	if (n >= 0)
+		return n;
+	n = 0;
 	struct async_walk w = {.h = h, .ids = &a->ids, .sfi_kinds = &a->sfi_kinds,
 			       .trail = a->live ? &a->trail : NULL};
 	enum async_end end = AE_NOBODY;
-	int n = 0;
-	*how = AO_CHAIN;
-	if (site->stale) {
-		*how = site->moved ? AO_MOVED : AO_CHANGED;
-		return 0;
-	}
-	if (site->generator) {
+	uint64_t gen, promise;
+	if (!site_start(&w, site, &gen, &promise)) {
+		*how = w.moved ? AO_MOVED : AO_CHANGED;
+	} else if (gen) {
 		/* running at the sample; suspended again since is the same chain, closed is not */
-		int64_t state = async_generator_state(&w, site->generator);
+		int64_t state = async_generator_state(&w, gen);
 		if (state == -1 || state == INT64_MIN)
 			*how = w.moved ? AO_MOVED : AO_CHANGED;
 		else
-			n = async_chain_of_generator(&w, site->generator, out, max, &end);
-	} else if (site->promise) {
-		if (!async_promise_pending(&w, site->promise))
-			*how = w.moved ? AO_MOVED : AO_CHANGED;
-		else
-			n = async_chain_from_promise(&w, site->promise, out, max, &end);
+			n = async_chain_of_generator(&w, gen, out, max, &end);
+	} else if (promise) {
+		n = async_chain_from_promise(&w, promise, out, max, &end);
 	}
 	a->st.reads += w.reads;
 	if (*how == AO_CHAIN && (end == AE_MOVED || w.moved))
@@ -296,13 +348,21 @@ int async_site_chain(struct async_frames *a, const struct v8_heap *h, const stru
 	 * chain at the sample */
 	else if (*how == AO_CHAIN && (end == AE_BAD || end == AE_SETTLED) && a->live)
 		*how = AO_CHANGED;
+	if (*how != AO_CHAIN)
+		a->memo.valid = false;
+	else
+		remember(a, site, out, n, max);
 	return *how == AO_CHAIN ? n : 0;
 }
 
 enum async_outcome async_frames_check(struct async_frames *a, enum async_outcome how, int nframes)
 {
-	if (how == AO_CHAIN && a->live && !async_trail_holds(&a->trail, a->live))
+	/* (a reused chain's words were read just now: unless frames were named since, once is enough) */
+	if (how == AO_CHAIN && a->live && !(a->trail_read && nframes == 0) && !async_trail_holds(&a->trail, a->live))
 		how = AO_CHANGED;
+	if (how != AO_CHAIN)
+		a->memo.valid = false;
+	a->trail_read = false;
 	if (how == AO_MOVED)
 		a->st.moved++;
 	else if (how == AO_CHANGED)

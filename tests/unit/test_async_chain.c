@@ -1,11 +1,13 @@
 /* test_async_chain.c — await chains over a synthetic heap: the promises, reactions, builtin
  * closures (known by the builtin id in their SharedFunctionInfo), contexts and generators that
  * V8's CaptureAsyncStackTrace follows, each shape of chain it follows, where it stops, a moved
- * object, a cycle, and a trail read again after the heap changed. */
+ * object, a cycle, a trail read again after the heap changed, and a live chain kept for the next
+ * sample from the same place while its words hold. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "../../v8/async_chain.h"
+#include "../../walker/async_frames.h"
 #include "fake_heap.h"
 
 /* instance types and builtin ids of this synthetic V8 */
@@ -305,6 +307,104 @@ Test(async_chain, a_trail_read_again_tells_a_changed_chain)
 	t.overflow = true;
 	fh_set(&fh, mid, L()->v[L_JSGEN_CONTINUATION], fh_smi(0));
 	cr_assert_not(async_trail_holds(&t, &fh.base));
+}
+
+/* The site of a stack that resumed generator g: the await closure's frame, under a typed frame. */
+static struct async_site await_site(uint64_t g)
+{
+	uint64_t ctx = context(g, undefined);
+	struct async_site site = {.nframes = 2, .fn = {0, closure(ID_AWAIT, ctx)}, .ctx = {0, ctx}};
+	return site;
+}
+
+Test(async_chain, a_live_chain_is_walked_again_only_when_a_word_of_it_changed)
+{
+	uint64_t p1, p2, p3, p4;
+	uint64_t running = async_fn(-2, &p1);
+	uint64_t mid = async_fn(0, &p2);
+	uint64_t top = async_fn(3, &p3);
+	await_(p1, mid);
+	await_(p2, top);
+	struct async_frames a;
+	async_frames_init(&a);
+	a.ids = ids;
+	a.live = &fh.base;
+	struct async_site site = await_site(running);
+	static struct async_frame f[ASYNC_MAX_FRAMES];
+	enum async_outcome how;
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(async_frames_check(&a, how, 2), AO_CHAIN);
+	cr_assert_eq(a.st.reused, 0);
+	unsigned long walked = a.st.reads;
+	/* the next sample resumed by the same closure: the same chain, not walked */
+	memset(f, 0, sizeof(f));
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(how, AO_CHAIN);
+	cr_assert_eq(a.st.reused, 1);
+	cr_assert_eq(a.st.reads, walked);
+	cr_assert_eq(f[0].generator, mid);
+	cr_assert_eq(f[1].generator, top);
+	cr_assert_eq(f[0].suspend_pos, 83);
+	/* its frames were named, and then the chain ran on: the check reads it again and sees that */
+	fh_set(&fh, mid, L()->v[L_JSGEN_CONTINUATION], fh_smi(4));
+	cr_assert_eq(async_frames_check(&a, how, 2), AO_CHANGED);
+	fh_set(&fh, mid, L()->v[L_JSGEN_CONTINUATION], fh_smi(0));
+	/* a caller now awaits top: a word the walk read changed, so it walks again and finds it */
+	uint64_t outer = async_fn(1, &p4);
+	await_(p3, outer);
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 3);
+	cr_assert_eq(a.st.reused, 1);
+	cr_assert_gt(a.st.reads, walked);
+	cr_assert_eq(f[2].generator, outer);
+	cr_assert_eq(async_frames_check(&a, how, 3), AO_CHAIN);
+	/* the closure's context is no longer the stack's (the function object was reused): a word of
+	 * the site's own changed, so its chain cannot be told */
+	uint64_t ctx = site.ctx[1];
+	fh_set(&fh, site.fn[1], L()->v[L_JSFUNC_CONTEXT], context(mid, undefined));
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 0);
+	cr_assert_eq(how, AO_CHANGED);
+	fh_set(&fh, site.fn[1], L()->v[L_JSFUNC_CONTEXT], ctx);
+	/* another stack (a closure resuming mid) is walked; so is every chain of frozen memory */
+	struct async_site other = await_site(mid);
+	cr_assert_eq(async_site_chain(&a, &fh.h, &other, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(f[0].generator, top);
+	cr_assert_eq(async_site_chain(&a, &fh.h, &other, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(a.st.reused, 2);
+	a.live = NULL;
+	cr_assert_eq(async_site_chain(&a, &fh.h, &other, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(async_site_chain(&a, &fh.h, &other, f, ASYNC_MAX_FRAMES, &how), 2);
+	cr_assert_eq(a.st.reused, 2);
+	memset(&a.ids, 0, sizeof(a.ids)); /* (the suite's) */
+	async_frames_free(&a);
+}
+
+Test(async_chain, a_callback_site_starts_at_the_pending_promise_in_its_jobs_slots)
+{
+	uint64_t p1, p2;
+	uint64_t mid = async_fn(0, &p2);
+	uint64_t p = promise(0);
+	await_(p, mid);
+	(void)async_fn(3, &p1);
+	struct async_frames a;
+	async_frames_init(&a);
+	a.ids = ids;
+	/* a user callback's frame, then the job's slots: a Smi, a settled promise's place taken by
+	 * the pending one */
+	struct async_site site = {.nframes = 1, .fn = {closure(-1, context(undefined, undefined))},
+				  .nslots = 3, .slot = {fh_smi(1), p, undefined}};
+	site.ctx[0] = context(undefined, undefined);
+	fh_set(&fh, site.fn[0], L()->v[L_JSFUNC_CONTEXT], site.ctx[0]);
+	static struct async_frame f[ASYNC_MAX_FRAMES];
+	enum async_outcome how;
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 1);
+	cr_assert_eq(how, AO_CHAIN);
+	cr_assert_eq(f[0].generator, mid);
+	/* the promise settled before it was read: no chain can be told */
+	fh_set(&fh, p, L()->v[L_JSPROMISE_FLAGS], fh_smi(1 | 4));
+	cr_assert_eq(async_site_chain(&a, &fh.h, &site, f, ASYNC_MAX_FRAMES, &how), 0);
+	cr_assert_eq(how, AO_CHANGED);
+	memset(&a.ids, 0, sizeof(a.ids));
+	async_frames_free(&a);
 }
 
 Test(async_chain, closures_without_a_table_of_names)
