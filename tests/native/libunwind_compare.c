@@ -6,7 +6,9 @@
  * stackwalk_capture over the live process, stackwalk_name_natives). Then the thread runs again.
  * One JSON line per stop on stdout:
  *   {"tid":…,"comm":"…","libunwind":[[pc,"demangled name","symbol",offset,"mapping",info],…],
- *    "end":"…","v8walk":[[pc,"kind","name"],…],"v8walkEnd":"…"}
+ *    "end":"…","regs":[pc,sp,fp,lr,[fp],[fp+8]],"v8walk":[[pc,"kind","name"],…],"v8walkEnd":"…"}
+ * ("regs": the registers both started from, lr 0 where the machine has none, and the frame record
+ * at fp).
  * ("mapping": the file mapped at libunwind's pc, "" for anonymous memory — V8's code —, "?" for
  * none, from the maps the target was opened with; info: 1 where libunwind found unwind
  * information for the frame, 0 where it steps by its fallback).
@@ -209,6 +211,14 @@ static bool v8walk_frames(struct walker *w, pid_t tid, FILE *out)
 	int n = stackwalk_capture_fresh(&w->sw, &w->fresh, &regs, &w->mem.base, &b, w->frames,
 					STACKWALK_MAX_FRAMES, &ws);
 	stackwalk_name_natives(&w->sw, w->frames, n);
+	/* the registers it started from and the frame record at fp: what a disagreement is read from */
+	uint64_t rec[2] = {0, 0};
+	if (reg_ok(&regs, REG_FP))
+		mem_read(&w->mem.base, regs.r[REG_FP], rec, sizeof(rec));
+	fprintf(out, "\"regs\":[%llu,%llu,%llu,%llu,%llu,%llu],", (unsigned long long)regs.r[REG_PC],
+		(unsigned long long)regs.r[REG_SP], (unsigned long long)(reg_ok(&regs, REG_FP) ? regs.r[REG_FP] : 0),
+		(unsigned long long)(REG_LR >= 0 && reg_ok(&regs, REG_LR) ? regs.r[REG_LR] : 0),
+		(unsigned long long)rec[0], (unsigned long long)rec[1]);
 	fputs("\"v8walk\":[", out);
 	for (int i = 0; i < n; i++) {
 		const struct frame *f = &w->frames[i];
