@@ -26,7 +26,11 @@
 //     not the registers the caller's CFI needs, and the stack ends a frame or two later or goes
 //     on through stale stack. v8walk's frames past such a frame of libunwind's (not the innermost)
 //     are not compared (pastReach; for a stack with V8 frames, its bottom run: bottomUnreached) —
-//     the frames up to it are;
+//     the frames up to it are. Nor those past the caller of an innermost function without unwind
+//     information that has pushed its frame record (fp = sp, lr the record's: Debian's OpenSSL
+//     sha512_block_armv8 under SHA512_Final): the fallback takes lr for the caller but leaves sp
+//     16 bytes low, and the caller's CFI then reads the callee's record as its own (SHA512_Final
+//     came out as its own caller, then stale stack); the registers of each stop are in its line;
 //   - it names no pc of a symbol without a size (Node 22's PushAllRegistersAndIterateStack has
 //     none): v8walk's name there agrees when the file's tables hold it without a size;
 //   - it ends a stack where the caller's x29 is 0, the AAPCS64 end of the frame-record chain, so
@@ -74,6 +78,17 @@ function sameName(f, g, syms) {
   return (holders.length === 0 && f[2].startsWith('[unknown]')) || holders.includes(f[2]) ? 'libunwind' : 'no';
 }
 
+// Are the registers a stop was unwound from those of a function that pushed its frame record and
+// points fp at it: fp = sp, and the record's return address is lr (below pointer authentication's
+// bits; JSON's numbers keep 53 bits, so a signed value does not compare equal and the rule holds
+// back)?
+function leafPushedRecord(regs) {
+  if (!regs) return false;
+  const [, sp, fp, lr, , fp8] = regs;
+  const low = (x) => x % 2 ** 48;
+  return fp !== 0 && fp === sp && lr !== 0 && low(fp8) === low(lr);
+}
+
 // Compare one stop: {frames, agree, libunwinds, bottomUnreached, pastReach, outermostLeftOut,
 // disagreements: [text]}. Frames are paired by position: the top run from the innermost frame, the
 // bottom run from the outermost, and the frame past each run (the first V8 frame; the outermost
@@ -112,7 +127,13 @@ function compareStop(stop, syms, arch = process.arch) {
   // fallback's guess takes the link register, which only the innermost frame may still hold): its
   // frames after that one are compared no further
   const guessed = theirs.findIndex((g, i) => i >= 1 && i < r.top.length && g[5] === 0);
-  const reach = arm64 && guessed >= 0 ? guessed + 1 : theirs.length;
+  let reach = arm64 && guessed >= 0 ? guessed + 1 : theirs.length;
+  // and an innermost function without unwind information that has pushed its frame record (fp =
+  // sp, the record's return address lr: OpenSSL's sha512_block_armv8): libunwind's fallback takes
+  // lr for its caller but leaves sp where the callee's push put it, so the caller's CFI reads the
+  // callee's record for its own (SHA512_Final returning to SHA512_Final): past the caller it has
+  // no reach
+  if (arm64 && theirs.length > 2 && theirs[0][5] === 0 && leafPushedRecord(stop.regs)) reach = Math.min(reach, 2);
   const topCut = arm64 && reach < r.top.length && theirs.some((g) => g[5] === 0);
   if (topCut) {
     out.pastReach += r.top.length - reach;
