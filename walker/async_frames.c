@@ -273,6 +273,14 @@ static bool site_start(struct async_walk *w, const struct async_site *site, uint
 	return !w->moved;
 }
 
+/* dst holds src's words (never an overflowing trail: it cannot be checked) */
+static void trail_copy(struct async_trail *dst, const struct async_trail *src)
+{
+	dst->n = src->n;
+	dst->overflow = false;
+	memcpy(dst->w, src->w, sizeof(src->w[0]) * src->n);
+}
+
 /* The previous chain, when it was read from the same stack words with the same room and the words
  * it was read from still hold (one batched read); -1 otherwise. */
 static int recall(struct async_frames *a, const struct async_site *site, struct async_frame *out, int max)
@@ -288,8 +296,7 @@ static int recall(struct async_frames *a, const struct async_site *site, struct 
 		m->valid = false;
 		return -1;
 	}
-	a->trail.n = m->trail.n;
-	memcpy(a->trail.w, m->trail.w, sizeof(m->trail.w[0]) * m->trail.n);
+	trail_copy(&a->trail, &m->trail);
 	a->trail_read = true;
 	memcpy(out, m->frames, sizeof(*out) * (size_t)m->n);
 	a->st.reused++;
@@ -308,9 +315,7 @@ static void remember(struct async_frames *a, const struct async_site *site, cons
 	m->max = max;
 	m->n = n;
 	memcpy(m->frames, f, sizeof(*f) * (size_t)n);
-	m->trail.n = a->trail.n;
-	m->trail.overflow = false;
-	memcpy(m->trail.w, a->trail.w, sizeof(a->trail.w[0]) * a->trail.n);
+	trail_copy(&m->trail, &a->trail);
 }
 
 int async_site_chain(struct async_frames *a, const struct v8_heap *h, const struct async_site *site,
