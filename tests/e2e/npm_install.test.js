@@ -42,7 +42,7 @@ function run(cmd, args, env, cwd) {
     let out = '', err = '';
     c.stdout.on('data', (d) => { out += d; });
     c.stderr.on('data', (d) => { err += d; });
-    c.on('close', (code) => resolve({ code, out, err }));
+    c.on('close', (code, signal) => resolve({ code, signal, out, err }));
   });
 }
 
@@ -74,8 +74,11 @@ h.modeTest('ptrace', 'npx v8walk@VERSION from a registry holding only the dist p
   const t0 = Date.now();
   const r = await run(npx, [...npxArgs, '--yes', `v8walk@${a.version}`, '--pid', String(fx.pid), '--duration', '3', '-o', out], env, home);
   const ms = Date.now() - t0;
-  assert.strictEqual(r.code, 0, r.err);
   const asked = registry.requests.slice(seen);
+  // how npx ended, and whether v8walk had started (its first line) or npm ended before
+  assert.strictEqual(r.code, 0, `npx ended ${r.signal ? `by ${r.signal}` : `with status ${r.code}`} after ${(ms / 1000).toFixed(1)} s, ` +
+    `${/^v8walk: /m.test(r.err) ? 'after v8walk had started' : 'with no line from v8walk (npm ended before the binary wrote its first)'}; ` +
+    `the registry served:\n${asked.join('\n')}\nits stderr:\n${r.err}\nits stdout:\n${r.out}`);
   assert.ok(asked.includes('GET /v8walk') && asked.some((x) => x.startsWith(`GET /@v8walk/linux-${ARCH}/-/`)),
     `npm fetched the launcher and the linux-${ARCH} package from the local registry:\n${asked.join('\n')}`);
   assert.ok(!asked.some((x) => x.startsWith(`GET /@v8walk/linux-${OTHER}/-/`)), `npm fetched no linux-${OTHER} tarball:\n${asked.join('\n')}`);
