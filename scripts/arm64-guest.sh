@@ -108,7 +108,12 @@ e2e() {
 	done
 	if [ "$ARM64_DEBIAN_NODE" = 1 ]; then
 		t1=$(date +%s)
-		E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=$ARM64_RESULTS \
+		# Debian's node without an npm (Debian ships npm apart, and the image does not hold it):
+		# the npx test says so and is skipped. npm 10 run by this node (18.20.4) dies of SIGSEGV
+		# in a V8 builtin of libnode.so.108 in this machine, in about two runs of five with a busy
+		# process beside it, before it has run anything of v8walk (an exec and signal trace shows
+		# none started): that test would judge Debian's node, not v8walk's packages.
+		V8WALK_NPM= E2E_FILES=$files V8WALK_MODES=$ARM64_MODES E2E_RESULTS=$ARM64_RESULTS \
 			E2E_NAME_PATTERN=$ARM64_E2E_PATTERN \
 			E2E_LABEL="Node $(node_debian --version | sed 's/^v//') (Debian arm64, libnode.so)" \
 			NODE_UNDER_TEST=/usr/bin/node scripts/run-e2e.sh || status=1
