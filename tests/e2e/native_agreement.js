@@ -78,6 +78,17 @@ function sameName(f, g, syms) {
   return (holders.length === 0 && f[2].startsWith('[unknown]')) || holders.includes(f[2]) ? 'libunwind' : 'no';
 }
 
+const hex = (x) => `0x${Number(x).toString(16)}`;
+
+// A stop whose frames differ, as both unwound it: the registers, the frame record at fp, and the
+// first frames of each.
+function stopText(s) {
+  const [pc, sp, fp, lr, fp0, fp8] = (s.regs || []).map(hex);
+  const ours = s.v8walk.slice(0, 6).map((f) => `${hex(f[0])} ${f[2]}`).join(', ');
+  const theirs = s.libunwind.slice(0, 6).map((g) => `${hex(g[0])} ${g[1] || g[2] || '?'}${g[5] ? '' : ' (no unwind info)'}`).join(', ');
+  return `pc ${pc} sp ${sp} fp ${fp} lr ${lr}, [fp] ${fp0} [fp+8] ${fp8}; v8walk: ${ours}; libunwind: ${theirs}`;
+}
+
 // Are the registers a stop was unwound from those of a function that pushed its frame record and
 // points fp at it: fp = sp, and the record's return address is lr (below pointer authentication's
 // bits; JSON's numbers keep 53 bits, so a signed value does not compare equal and the rule holds
@@ -99,7 +110,6 @@ function compareStop(stop, syms, arch = process.arch) {
   let theirs = stop.libunwind;
   const out = { frames: 0, agree: 0, libunwinds: 0, bottomUnreached: 0, pastReach: 0, outermostLeftOut: 0, disagreements: [] };
   const arm64 = arch === 'arm64';
-  const hex = (x) => `0x${x.toString(16)}`;
   const pair = (where, f, g) => {
     out.frames++;
     if (!g) { out.disagreements.push(`${where}: libunwind has no frame for v8walk's ${f[2]} at ${hex(f[0])}`); return; }
@@ -128,11 +138,8 @@ function compareStop(stop, syms, arch = process.arch) {
   // frames after that one are compared no further
   const guessed = theirs.findIndex((g, i) => i >= 1 && i < r.top.length && g[5] === 0);
   let reach = arm64 && guessed >= 0 ? guessed + 1 : theirs.length;
-  // and an innermost function without unwind information that has pushed its frame record (fp =
-  // sp, the record's return address lr: OpenSSL's sha512_block_armv8): libunwind's fallback takes
-  // lr for its caller but leaves sp where the callee's push put it, so the caller's CFI reads the
-  // callee's record for its own (SHA512_Final returning to SHA512_Final): past the caller it has
-  // no reach
+  // and past the caller of an innermost function without unwind information that has pushed its
+  // frame record (above: libunwind's fallback leaves sp 16 bytes low)
   if (arm64 && theirs.length > 2 && theirs[0][5] === 0 && leafPushedRecord(stop.regs)) reach = Math.min(reach, 2);
   const topCut = arm64 && reach < r.top.length && theirs.some((g) => g[5] === 0);
   if (topCut) {
@@ -167,4 +174,4 @@ function compareStop(stop, syms, arch = process.arch) {
   return out;
 }
 
-module.exports = { compareStop, runs };
+module.exports = { compareStop, runs, stopText };

@@ -16,7 +16,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const h = require('./harness');
-const { compareStop, runs } = require('./native_agreement');
+const { compareStop, runs, stopText } = require('./native_agreement');
 const { symbolTables } = require('./native_symbols');
 
 // built beside the v8walk under test (build/, build/arm64/ for the emulated arm64 machine)
@@ -33,16 +33,6 @@ function compareRun(pid) {
     child.stderr.on('data', (d) => { err += d; });
     child.on('close', (code) => resolve({ code, out, err }));
   });
-}
-
-// A stop whose frames differ, as both unwound it: the registers, the frame record at fp, and the
-// first frames of each.
-function stopText(s) {
-  const hex = (x) => `0x${Number(x).toString(16)}`;
-  const [pc, sp, fp, lr, fp0, fp8] = (s.regs || []).map(hex);
-  const ours = s.v8walk.slice(0, 6).map((f) => `${hex(f[0])} ${f[2]}`).join(', ');
-  const theirs = s.libunwind.slice(0, 6).map((g) => `${hex(g[0])} ${g[1] || g[2] || '?'}${g[5] ? '' : ' (no unwind info)'}`).join(', ');
-  return `pc ${pc} sp ${sp} fp ${fp} lr ${lr}, [fp] ${fp0} [fp+8] ${fp8}; v8walk: ${ours}; libunwind: ${theirs}`;
 }
 
 h.modeTest('ptrace', "native frames: v8walk's match libunwind's at the same stop (pcs and names, innermost to the first V8 frame and the entry frame to the end)", async (t) => {
